@@ -1,0 +1,15 @@
+"""The `dicode` command line: one Typer app with a sub-app per area."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
