@@ -143,6 +143,8 @@ def main() -> None:
     args = parser.parse_args()
 
     ours = measure_ours(args.batch, args.seconds)
+    # Also one game at a time, for a like-for-like figure against the single gym env.
+    ours_single = measure_ours(1, args.seconds)
     theirs = measure_gymnasium(args.seconds)
     ratio = ours["steps_per_second"] / theirs["steps_per_second"]
     print(f"device: {jax.devices()[0].platform}, cores: {os.cpu_count()}")
@@ -151,11 +153,16 @@ def main() -> None:
         f"{ours['steps_per_second']:,.0f} placement steps/s"
     )
     print(
+        f"dicode engine (1 game, afterstates incl.): "
+        f"{ours_single['steps_per_second']:,.0f} placement steps/s"
+    )
+    print(
         f"Tetris-Gymnasium 0.3.1 GroupedActionsObservations (1 env): "
         f"{theirs['steps_per_second']:,.0f} placement steps/s"
     )
     print(f"ratio: {ratio:,.1f}x")
-    print(json.dumps({"ours": ours, "tetris_gymnasium": theirs, "ratio": ratio}))
+    summary = {"ours": ours, "ours_single": ours_single, "tetris_gymnasium": theirs, "ratio": ratio}
+    print(json.dumps(summary))
 
 
 if __name__ == "__main__":

@@ -65,3 +65,11 @@ def test_heuristics_clear_lines_far_above_random(name: str) -> None:
     # 150 pieces hold at most 60 lines; a real planner survives and clears nearly all of them.
     assert np.all(np.asarray(final.pieces) == cap)
     assert np.all(np.asarray(final.lines) >= 50)
+
+
+def test_legacy_actions_make_a_planner_collapse() -> None:
+    # The field report's failure, on purpose: without column-0 placements BCTS dies early.
+    legacy_params = EnvParams(legacy_actions=True)
+    final = play(make_policy("bcts", legacy_actions=True), legacy_params, 4, 1_000, seed=0)
+    assert np.all(np.asarray(final.game_over))
+    assert float(np.mean(np.asarray(final.lines))) < 100
