@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import random
@@ -55,7 +56,7 @@ def test_concurrent_writers_lose_and_duplicate_nothing(archive_url: str) -> None
     expected_edges = {(root, by_code[workers.shared_tag(k)]) for k in range(workers.SHARED_LEVELS)}
     for w in range(WORKERS):
         chain = [root] + [by_code[workers.own_tag(w, k)] for k in range(workers.LEVELS_PER_WORKER)]
-        expected_edges |= set(zip(chain, chain[1:], strict=False))
+        expected_edges |= set(itertools.pairwise(chain))
     snapshot = repo.load_graph_snapshot(run.id)
     assert {(e.parent, e.child) for e in snapshot.edges} == expected_edges
 
