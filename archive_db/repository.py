@@ -619,8 +619,9 @@ class ArchiveRepository:
                 window = and_(Change.run_id == run_id, Change.id > cursor, Change.id <= new_cursor)
                 changed_levels = select(Change.entity_id).where(window, Change.entity == "level")
                 level_filter = Level.id.in_(changed_levels)
+                # An edge's change row holds the child in entity_id, the parent in other_id.
                 edge_rows = [
-                    (int(p or 0), c)
+                    (int(p), c)
                     for p, c in session.execute(
                         select(Change.other_id, Change.entity_id)
                         .where(window, Change.entity == "edge")

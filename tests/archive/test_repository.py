@@ -37,6 +37,9 @@ def test_runs_are_created_once_and_found_by_name_or_id(repo: ArchiveRepository) 
     with pytest.raises(InvalidRecordError, match="already exists"):
         repo.create_run("alpha", domain="tetris", seed=1)
     assert repo.open_run("alpha", domain="tetris", seed=99).id == run.id
+    repo.set_run_status(run.id, "running")
+    assert repo.get_run("alpha").status == "running"
+    assert [r.name for r in repo.list_runs()] == ["alpha"]
     with pytest.raises(NotFoundError):
         repo.get_run("nope")
 
