@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, and_, func, insert, select, update
+from sqlalchemy import Engine, Table, and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -104,7 +104,9 @@ class ArchiveRepository:
             yield session
 
     def _insert(self, model: type[Any]) -> Any:
-        return pg_insert(model) if self._postgres else sqlite_insert(model)
+        """INSERT … ON CONFLICT for this backend, on the bare table (no ORM bookkeeping)."""
+        table = model.__table__
+        return pg_insert(table) if self._postgres else sqlite_insert(table)
 
     def _log_changes(
         self, session: Session, run_id: int, entries: Iterable[tuple[str, int, int | None]]
@@ -119,7 +121,7 @@ class ArchiveRepository:
         if self._postgres:
             # Held to commit, so ids are allocated and become visible in the same order.
             session.execute(select(func.pg_advisory_xact_lock(_CHANGE_LOG_LOCK)))
-        session.execute(insert(Change), rows)
+        session.execute(insert(_CHANGES), rows)
 
     # ------------------------------------------------------------------ runs
     def create_run(
@@ -222,7 +224,7 @@ class ArchiveRepository:
             return InsertedLevel(id=existing, created=False)
         if parents:
             session.execute(
-                insert(LineageEdge),
+                insert(_EDGES),
                 [{"parent_id": p, "child_id": new_id, "run_id": run_id} for p in parents],
             )
         self._log_changes(
@@ -621,9 +623,16 @@ class ArchiveRepository:
                 level_filter = Level.id.in_(changed_levels)
                 # An edge's change row holds the child in entity_id, the parent in other_id.
                 edge_rows = [
-                    (int(p), c)
+                    (p, c)
                     for p, c in session.execute(
-                        select(Change.other_id, Change.entity_id)
+                        select(LineageEdge.parent_id, LineageEdge.child_id)
+                        .join(
+                            Change,
+                            and_(
+                                Change.entity_id == LineageEdge.child_id,
+                                Change.other_id == LineageEdge.parent_id,
+                            ),
+                        )
                         .where(window, Change.entity == "edge")
                         .order_by(Change.id)
                     )
@@ -682,6 +691,8 @@ class ArchiveRepository:
             )
 
 
+_CHANGES = cast(Table, Change.__table__)
+_EDGES = cast(Table, LineageEdge.__table__)
 _NODE_QUERY = select(
     Level.id,
     Level.status,
