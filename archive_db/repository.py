@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from archive_db.engine import create_archive_engine, session_factories
-from archive_db.migrate import upgrade_to_head
+from archive_db.migrate import upgrade_engine
 from archive_db.models import (
     STATUS_LETTERS,
     VERDICTS,
@@ -85,9 +85,10 @@ class ArchiveRepository:
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> ArchiveRepository:
         """Connect to the archive at ``url``, migrating it to the latest schema first."""
+        engine = create_archive_engine(url)
         if migrate:
-            upgrade_to_head(url)
-        return cls(create_archive_engine(url))
+            upgrade_engine(engine)
+        return cls(engine)
 
     def close(self) -> None:
         self.engine.dispose()

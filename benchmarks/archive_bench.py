@@ -57,16 +57,17 @@ def synthetic_view(n: int, rng: np.random.Generator) -> LineageView:
     return view
 
 
-def time_select_and_sample(n: int, repeats: int, seed: int) -> list[float]:
+def time_select_and_sample(n: int, repeats: int, seed: int) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU milliseconds of each selection + sample round."""
     rng = np.random.default_rng(seed)
     view = synthetic_view(n, rng)
     config = ArchiveConfig()
     columns = view.columns()
     clock = 1000
     buffer = make_buffer(columns.ids, columns.score, rng.integers(0, clock, n), clock)
-    timings = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         select_parents(columns, 12, rng, config)
         _, buffer = sample_replay(
             buffer,
@@ -75,8 +76,9 @@ def time_select_and_sample(n: int, repeats: int, seed: int) -> list[float]:
             config.replay_staleness_coef,
             config.replay_temperature,
         )
-        timings.append((time.perf_counter() - start) * 1000)
-    return timings
+        wall.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - start_cpu) * 1000)
+    return wall, cpu
 
 
 def inserts_per_second(url: str, count: int) -> float:
@@ -129,7 +131,7 @@ def postgres_inserts_per_second(base_url: str, count: int) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", type=int, default=100_000, help="archive size N")
-    parser.add_argument("--repeats", type=int, default=50, help="timed selection+sample rounds")
+    parser.add_argument("--repeats", type=int, default=100, help="timed selection+sample rounds")
     parser.add_argument("--inserts", type=int, default=300, help="levels inserted per database")
     parser.add_argument("--pg-url", default=os.environ.get("DICODE_BENCH_PG_URL", DEFAULT_PG))
     parser.add_argument("--no-postgres", action="store_true", help="skip PostgreSQL")
@@ -139,7 +141,14 @@ def main() -> None:
     if args.levels < 2:
         parser.error("--levels must be at least 2")
 
-    timings = time_select_and_sample(args.levels, args.repeats, args.seed)
+    timings, cpu_timings = time_select_and_sample(args.levels, args.repeats, args.seed)
+    # CPU time tells the algorithm's own cost apart from waiting on a busy machine.
+    print(
+        f"select+sample at N={args.levels}: wall median {statistics.median(timings):.3f} ms, "
+        f"min {min(timings):.3f} ms; CPU median {statistics.median(cpu_timings):.3f} ms; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs",
+        file=sys.stderr,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         sqlite_rate = inserts_per_second(f"sqlite:///{tmp}/bench.sqlite", args.inserts)
     pg_rate = None if args.no_postgres else postgres_inserts_per_second(args.pg_url, args.inserts)

@@ -216,3 +216,11 @@ def test_change_feed_delivers_only_what_changed(repo: ArchiveRepository) -> None
     assert next(n for n in changes.levels if n.id == a).status == "B"
     quiet = repo.changes_since(run.id, changes.cursor)
     assert quiet.levels == () and quiet.edges == () and quiet.cursor == changes.cursor
+
+
+def test_an_in_memory_archive_works_for_quick_experiments() -> None:
+    repo = ArchiveRepository.open("sqlite://")
+    run = repo.create_run("scratch", domain="tetris", seed=0)
+    repo.insert_level(run.id, level("a"))
+    assert repo.stats().levels == 1
+    repo.close()
