@@ -112,7 +112,7 @@ class ArchiveRepository:
     def _log_changes(
         self, session: Session, run_id: int, entries: Iterable[tuple[str, int, int | None]]
     ) -> None:
-        """Append change-log rows; must be the last statement before commit (see `Change`)."""
+        """Append change-log rows to the current transaction (see `Change` for the ordering)."""
         rows = [
             {"run_id": run_id, "entity": entity, "entity_id": entity_id, "other_id": other}
             for entity, entity_id, other in entries
@@ -120,7 +120,7 @@ class ArchiveRepository:
         if not rows:
             return
         if self._postgres:
-            # Held to commit, so ids are allocated and become visible in the same order.
+            # Taken before the ids are drawn and held to commit, so ids become visible in order.
             session.execute(select(func.pg_advisory_xact_lock(_CHANGE_LOG_LOCK)))
         session.execute(insert(_CHANGES), rows)
 
