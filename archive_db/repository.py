@@ -257,10 +257,14 @@ class ArchiveRepository:
         *,
         status: str | None = None,
         active: bool | None = None,
+        sampled: bool | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[LevelInfo]:
+        """Levels of a run by id; ``sampled=False`` lists those never drawn for training yet."""
         query = select(Level).where(Level.run_id == run_id)
+        if sampled is not None:
+            query = query.where(Level.times_sampled > 0 if sampled else Level.times_sampled == 0)
         if status is not None:
             query = query.where(Level.status == status)
         if active is not None:

@@ -166,6 +166,9 @@ def test_sampling_marks_scores_checkpoints_and_events(repo: ArchiveRepository) -
     repo.mark_sampled([a], step=5)
     assert (repo.get_level(a).last_sampled, repo.get_level(a).times_sampled) == (5, 2)
     assert (repo.get_level(b).last_sampled, repo.get_level(b).times_sampled) == (4, 1)
+    fresh = repo.insert_level(run.id, level("fresh")).id
+    assert [lv.id for lv in repo.list_levels(run.id, sampled=False)] == [fresh]
+    assert [lv.id for lv in repo.list_levels(run.id, sampled=True)] == [a, b]
     repo.update_level(b, score=0.2, status="B", success_rate=0.6)
     assert (repo.get_level(b).status, repo.get_level(b).score) == ("B", 0.2)
     with pytest.raises(InvalidRecordError):
