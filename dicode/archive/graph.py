@@ -139,7 +139,7 @@ class LineageView:
         self._active[row] = node.active
         self._last_sampled[row] = -1 if node.last_sampled is None else node.last_sampled
         self.graph.add_node(node.id, **asdict(node))
-        if was_good != is_good and node.id in self.graph:
+        if was_good != is_good:
             delta = 1 if is_good else -1
             for parent in self.graph.predecessors(node.id):
                 self._good_children[self._row[parent]] += delta

@@ -9,6 +9,7 @@ from multiprocessing.synchronize import Event
 from archive_db import ArchiveRepository, create_archive_engine
 from archive_db.records import NewAttempt, NewLevel, content_hash
 from dicode.archive.active_set import offer
+from dicode.archive.config import ArchiveConfig
 
 LEVELS_PER_WORKER = 20
 SHARED_LEVELS = 8
@@ -80,8 +81,9 @@ def offer_levels(
     url: str, run_id: int, level_ids: list[int], scores: list[float], capacity: int
 ) -> None:
     repo = ArchiveRepository(create_archive_engine(url))
+    config = ArchiveConfig(active_capacity=capacity, admission_retries=500)
     for level_id, score in zip(level_ids, scores, strict=True):
-        offer(repo, run_id, level_id, score, capacity, retries=500)
+        offer(repo, run_id, level_id, score, config)
     repo.close()
 
 
