@@ -114,7 +114,7 @@ class LevelBundle:
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as npz:
                 arrays = {key: npz[key] for key in npz.files}
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, ValueError) as exc:
             raise ValueError(f"not a level bundle: {exc}") from exc
         if _META_KEY not in arrays:
             raise ValueError("not a level bundle: metadata missing")

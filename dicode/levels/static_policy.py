@@ -115,7 +115,9 @@ def _check_node(node: ast.AST) -> None:
     elif isinstance(node, ast.AsyncFunctionDef | ast.Await | ast.AsyncFor | ast.AsyncWith):
         raise PolicyViolation(f"{_where(node)}: async code is not allowed in level code")
     elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-        _check_identifier(node.name, node, "definition")
+        # A constructor is the one special method level code may define (helper classes).
+        if node.name != "__init__":
+            _check_identifier(node.name, node, "definition")
     elif isinstance(node, ast.arg):
         _check_identifier(node.arg, node, "argument")
     elif isinstance(node, ast.keyword) and node.arg is not None:

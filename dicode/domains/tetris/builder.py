@@ -247,7 +247,9 @@ Allowed imports: math, itertools, functools, collections, numpy."""
 
 def builder_api_docs() -> str:
     """The builder API documentation for prompts, rendered from this module's docstrings."""
-    parts = [inspect.cleandoc(__doc__ or ""), "", "class LevelBuilder:", _indent(_doc(LevelBuilder))]
+    # The module docstring's first two paragraphs state the contract; the rest is for maintainers.
+    contract = "\n\n".join(inspect.cleandoc(__doc__ or "").split("\n\n")[:2])
+    parts = [contract, "", "class LevelBuilder:", _indent(_doc(LevelBuilder))]
     for name, member in LevelBuilder.__dict__.items():
         if name.startswith("_") or name == "to_arrays":
             continue
@@ -255,7 +257,9 @@ def builder_api_docs() -> str:
             parts.append(f"\n    level.{name}  (read-only)")
             parts.append(_indent(_doc(member), 8))
         elif callable(member):
-            signature = str(inspect.signature(member)).replace("(self, ", "(").replace("(self)", "()")
+            # Annotations are strings here (postponed evaluation); show them without quotes.
+            signature = str(inspect.signature(member)).replace("'", "")
+            signature = signature.replace("(self, ", "(").replace("(self)", "()")
             parts.append(f"\n    level.{name}{signature}")
             parts.append(_indent(_doc(member), 8))
     parts += ["", _BOUNDS]
