@@ -105,7 +105,8 @@ class LevelBundle:
         }
         encoded = np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), np.uint8)
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, **{_META_KEY: encoded}, **self.pool)
+        arrays: dict[str, Any] = {_META_KEY: encoded, **self.pool}
+        np.savez_compressed(buffer, **arrays)
         return buffer.getvalue()
 
     @classmethod

@@ -20,7 +20,9 @@ EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
 def _read_source(path: Path, domain: str) -> str:
     if domain not in DOMAINS:
-        typer.echo(f"error: unknown domain {domain!r}; known: {', '.join(sorted(DOMAINS))}", err=True)
+        typer.echo(
+            f"error: unknown domain {domain!r}; known: {', '.join(sorted(DOMAINS))}", err=True
+        )
         raise typer.Exit(EXIT_USAGE)
     try:
         return path.read_text(encoding="utf-8")

@@ -114,8 +114,8 @@ def _bwrap_prefix(workdir: str) -> list[str]:
     # may hold configuration), not /home, /root, /etc or the caller's /tmp.
     readable = {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parents[1])}
     readable.add(str(PROJECT_ROOT / "dicode"))
-    for path in sorted(p for p in readable if not p.startswith("/usr/")):
-        args += ["--ro-bind", path, path]
+    for directory in sorted(p for p in readable if not p.startswith("/usr/")):
+        args += ["--ro-bind", directory, directory]
     args += ["--chdir", "/tmp"]
     del workdir  # the private /tmp inside the namespace is the working directory
     return args
@@ -275,7 +275,10 @@ class SandboxPool:
             return [worker.pid for worker in self._idle]
 
     def build(self, source: str, pool_size: int = 32, seed: int = 0) -> BuildResult:
-        """Run a level's ``build`` ``pool_size`` times in a fresh worker; never raises for bad code."""
+        """Run a level's ``build`` ``pool_size`` times in a fresh worker.
+
+        Never raises because of the level: every failure comes back as ``BuildResult.error``.
+        """
         started = time.perf_counter()
         worker = self._take()
         handed_over = time.perf_counter()
@@ -357,8 +360,9 @@ def _death_message(worker: _Worker) -> str:
     except subprocess.TimeoutExpired:
         return "the sandbox worker stopped answering"
     # bubblewrap reports a child killed by signal N as exit status 128 + N.
-    if code < 0 or code > 128:
-        name = signal.Signals(-code if code < 0 else code - 128).name
+    number = -code if code < 0 else code - 128
+    if number in {s.value for s in signal.Signals}:
+        name = signal.Signals(number).name
         hint = {
             "SIGXCPU": " (CPU-time limit exceeded)",
             "SIGKILL": " (killed: a resource limit was exceeded)",

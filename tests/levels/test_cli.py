@@ -29,9 +29,7 @@ def test_validate_accepted_level_prints_json_and_exits_0() -> None:
 
 
 def test_validate_rejected_level_exits_1_with_stage_and_error() -> None:
-    result = runner.invoke(
-        app, ["levels", "validate", str(HOSTILE_DIR / "import_os.py"), "--json"]
-    )
+    result = runner.invoke(app, ["levels", "validate", str(HOSTILE_DIR / "import_os.py"), "--json"])
     assert result.exit_code == 1
     verdict = json.loads(result.output)
     assert verdict["verdict"] == "rejected" and verdict["stage"] == "static_policy"
@@ -41,7 +39,9 @@ def test_validate_rejected_level_exits_1_with_stage_and_error() -> None:
 def test_bad_usage_exits_2(tmp_path: Path) -> None:
     assert runner.invoke(app, ["levels", "validate", str(tmp_path / "missing.py")]).exit_code == 2
     level = SEED_LEVEL_DIR / "02_first_line.py"
-    assert runner.invoke(app, ["levels", "validate", str(level), "--domain", "chess"]).exit_code == 2
+    assert (
+        runner.invoke(app, ["levels", "validate", str(level), "--domain", "chess"]).exit_code == 2
+    )
     assert runner.invoke(app, ["levels", "validate"]).exit_code == 2
 
 

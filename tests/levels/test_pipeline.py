@@ -1,4 +1,4 @@
-"""The validation pipeline on real levels: seed levels accepted, verdicts complete, hashes stable."""
+"""The validation pipeline on real levels: seeds accepted, verdicts complete, hashes stable."""
 
 from __future__ import annotations
 
@@ -58,7 +58,9 @@ def test_same_source_and_seed_give_the_same_bundle(validator: Validator) -> None
     first = validator.validate(GARBAGE, seed=5)
     again = validator.validate(GARBAGE, seed=5)
     other_seed = validator.validate(GARBAGE, seed=6)
-    reworded = validator.validate(GARBAGE + "# a comment changes the source, not the level\n", seed=5)
+    reworded = validator.validate(
+        GARBAGE + "# a comment changes the source, not the level\n", seed=5
+    )
     assert first.bundle is not None and again.bundle is not None
     assert other_seed.bundle is not None and reworded.bundle is not None
     assert first.bundle.content_hash == again.bundle.content_hash

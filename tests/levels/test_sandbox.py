@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from dicode.levels.sandbox import (
     NO_BWRAP_WARNING,
+    PROJECT_ROOT,
     SandboxLimits,
     SandboxPool,
     bubblewrap_available,
@@ -21,12 +26,12 @@ from .helpers import stray_workers
 
 # Reaches the real os module without imports: only possible with the static policy bypassed,
 # which is exactly what these tests do to probe the process boundary itself.
-FIND_OS = '''
+FIND_OS = """
 def find_os():
     for cls in ().__class__.__base__.__subclasses__():
         if cls.__name__ == "_wrap_close":
             return cls.__init__.__globals__
-'''
+"""
 GARBAGE_LEVEL = '"""Garbage."""\ndef build(level, rng):\n    level.garbage(5, holes=2)\n'
 
 
@@ -80,8 +85,7 @@ def test_a_crashing_worker_is_reported_and_the_pool_keeps_serving(pool: SandboxP
 
 def test_a_hanging_level_is_killed_at_the_wall_clock_limit(pool: SandboxPool) -> None:
     source = FIND_OS + (
-        "def build(level, rng):\n"
-        "    find_os()['__builtins__']['__import__']('time').sleep(100)\n"
+        "def build(level, rng):\n    find_os()['__builtins__']['__import__']('time').sleep(100)\n"
     )
     result = pool.build('"""Hang."""\n' + source, pool_size=1)
     assert not result.ok
@@ -112,7 +116,9 @@ def test_oversized_answers_are_refused() -> None:
     assert "answer exceeded 2000 bytes" in str(result.error)
 
 
-def test_printing_is_captured_not_leaked(pool: SandboxPool, capfd: pytest.CaptureFixture[str]) -> None:
+def test_printing_is_captured_not_leaked(
+    pool: SandboxPool, capfd: pytest.CaptureFixture[str]
+) -> None:
     result = pool.build('"""Chatty."""\ndef build(level, rng):\n    print("hello")\n', pool_size=2)
     assert result.ok and result.printed == "hello\nhello\n"
     assert "hello" not in capfd.readouterr().out
@@ -134,10 +140,44 @@ def test_without_bubblewrap_the_same_limits_apply_with_a_loud_warning(
 @pytest.mark.skipif(not bubblewrap_available(), reason="needs bubblewrap")
 def test_bubblewrap_hides_the_host_filesystem(pool: SandboxPool) -> None:
     source = FIND_OS + (
-        "def build(level, rng):\n"
-        "    raise ValueError(sorted(find_os()['listdir']('/')))\n"
+        "def build(level, rng):\n    raise ValueError(sorted(find_os()['listdir']('/')))\n"
     )
     result = pool.build('"""Look around."""\n' + source, pool_size=1)
     assert not result.ok and result.warnings == []
     for hidden in ("'etc'", "'home'", "'var'", "'opt'", "'boot'"):
         assert hidden not in str(result.error)
+
+
+def test_workers_die_with_a_caller_that_is_killed() -> None:
+    """A caller killed outright (SIGKILL, no clean-up) leaves no sandbox worker behind."""
+    script = (
+        "import sys, time\n"
+        "from dicode.levels.sandbox import SandboxPool\n"
+        "pool = SandboxPool(warm=2)\n"
+        "while len(pool.idle_pids()) < 2:\n"
+        "    time.sleep(0.05)\n"
+        "print(*pool.idle_pids(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    caller = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    assert caller.stdout is not None
+    worker_pids = [int(pid) for pid in caller.stdout.readline().split()]
+    assert len(worker_pids) == 2
+    caller.kill()
+    caller.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in worker_pids):
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in worker_pids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited; only its parent's wait is missing

@@ -64,7 +64,7 @@ def test_violations_are_named(body: str, message: str) -> None:
 
 
 def test_violation_reports_the_first_problem_in_reading_order() -> None:
-    with pytest.raises(PolicyViolation, match="line 3: .*'__class__'"):
+    with pytest.raises(PolicyViolation, match=r"line 3: .*'__class__'"):
         _check("x = 1\ny = ().__class__.__base__.__subclasses__()")
 
 

@@ -160,7 +160,9 @@ class LevelBuilder:
         c = _check_int("well", "col", col, 0, BOARD_WIDTH - 1)
         d = _check_int("well", "depth", depth, 1, BOARD_HEIGHT - SPAWN_ROWS)
         if self._board[BOARD_HEIGHT - d :].any():
-            raise _fail("well", f"pushing {d} rows would push filled cells off the top of the board")
+            raise _fail(
+                "well", f"pushing {d} rows would push filled cells off the top of the board"
+            )
         new_rows = np.ones((d, BOARD_WIDTH), np.uint8)
         new_rows[:, c] = 0
         self._board = np.concatenate([new_rows, self._board[: BOARD_HEIGHT - d]])
