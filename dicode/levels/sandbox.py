@@ -217,13 +217,19 @@ class SandboxPool:
             log.warning(NO_BWRAP_WARNING)
         self._warm = max(1, warm)
         self._idle: list[_Worker] = []
+        self._starting = 0
         self._lock = threading.Condition()
         self._closed = False
         self._start_error: str | None = None
-        # One long-lived thread starts every worker: bubblewrap's --die-with-parent is tied to
-        # the thread that forked it, so that thread must outlive the workers.
-        self._refill_thread = threading.Thread(target=self._refill_loop, daemon=True)
-        self._refill_thread.start()
+        # Long-lived threads start every worker (up to two at once, since start-up is mostly
+        # CPU): bubblewrap's --die-with-parent is tied to the thread that forked it, so that
+        # thread must outlive the workers.
+        self._refill_threads = [
+            threading.Thread(target=self._refill_loop, daemon=True)
+            for _ in range(min(2, self._warm))
+        ]
+        for thread in self._refill_threads:
+            thread.start()
 
     def __enter__(self) -> SandboxPool:
         return self
@@ -234,20 +240,23 @@ class SandboxPool:
     def _refill_loop(self) -> None:
         while True:
             with self._lock:
-                while not self._closed and len(self._idle) >= self._warm:
+                while not self._closed and len(self._idle) + self._starting >= self._warm:
                     self._lock.wait()
                 if self._closed:
                     return
+                self._starting += 1
             try:
                 worker = _Worker(self.domain, self.limits, self.isolated)
             except (OSError, RuntimeError) as exc:
                 log.error("%s", exc)
                 with self._lock:
+                    self._starting -= 1
                     self._start_error = str(exc)
                     self._lock.notify_all()
                 time.sleep(1.0)
                 continue
             with self._lock:
+                self._starting -= 1
                 if self._closed:
                     worker.kill()
                     return
@@ -350,7 +359,8 @@ class SandboxPool:
             self._lock.notify_all()
         for worker in idle:
             worker.kill()
-        self._refill_thread.join(timeout=10)
+        for thread in self._refill_threads:
+            thread.join(timeout=10)
 
 
 def _death_message(worker: _Worker) -> str:
