@@ -84,7 +84,7 @@ def bubblewrap_available() -> bool:
         return False
     try:
         probe = subprocess.run(
-            [*_bwrap_prefix(tempfile.gettempdir()), sys.executable, "-I", "-c", "pass"],
+            [*_bwrap_prefix(), sys.executable, "-I", "-c", "pass"],
             env={},
             capture_output=True,
             timeout=30,
@@ -97,7 +97,7 @@ def bubblewrap_available() -> bool:
     return probe.returncode == 0
 
 
-def _bwrap_prefix(workdir: str) -> list[str]:
+def _bwrap_prefix() -> list[str]:
     """bubblewrap arguments: namespaces, a read-only view of what Python needs, private /tmp."""
     args = [
         BWRAP, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
@@ -116,8 +116,7 @@ def _bwrap_prefix(workdir: str) -> list[str]:
     readable.add(str(PROJECT_ROOT / "dicode"))
     for directory in sorted(p for p in readable if not p.startswith("/usr/")):
         args += ["--ro-bind", directory, directory]
-    args += ["--chdir", "/tmp"]
-    del workdir  # the private /tmp inside the namespace is the working directory
+    args += ["--chdir", "/tmp"]  # the private tmpfs is the working directory
     return args
 
 
@@ -125,10 +124,11 @@ class _Worker:
     """One started worker process that has reported READY."""
 
     def __init__(self, domain: str, limits: SandboxLimits, isolated: bool) -> None:
+        # Working directory outside bubblewrap; inside it, the private /tmp is used instead.
         self.tmpdir = tempfile.mkdtemp(prefix="dicode-sandbox-")
         command = [sys.executable, "-I", "-B", str(WORKER_SCRIPT), str(PROJECT_ROOT), domain]
         if isolated:
-            command = [*_bwrap_prefix(self.tmpdir), *command]
+            command = [*_bwrap_prefix(), *command]
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
