@@ -181,3 +181,17 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"  # a zombie has exited; only its parent's wait is missing
+
+
+def test_the_worker_side_imports_neither_jax_nor_flax() -> None:
+    """The builder and worker run in every sandbox process; JAX would cost seconds there."""
+    probe = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(PROJECT_ROOT)!r})\n"
+        "import dicode.domains.tetris.builder, dicode.levels.worker, dicode.levels.seccomp\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'flax', 'jaxlib')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
