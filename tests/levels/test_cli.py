@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from dicode.cli import app
@@ -12,6 +13,14 @@ from dicode.domains.tetris.seeds import SEED_LEVEL_DIR
 
 HOSTILE_DIR = Path(__file__).resolve().parents[1] / "hostile_levels"
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def compile_cache_in_test_tmp(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`validate` turns on JAX's persistent compile cache: keep it out of the home directory."""
+    monkeypatch.setenv("DICODE_JAX_CACHE", str(tmp_path_factory.getbasetemp() / "jax-cache"))
 
 
 def test_validate_accepted_level_prints_json_and_exits_0() -> None:
