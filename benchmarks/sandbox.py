@@ -57,6 +57,9 @@ def main() -> None:
     rejected = [(name, v.stage, v.error) for name, v in results if not v.accepted]
     stages = sorted({stage for _, v in results for stage in v.timings})
     medians = {s: statistics.median(v.timings.get(s, 0.0) for _, v in results) for s in stages}
+    per_level = sorted(
+        sum(t for s, t in v.timings.items() if s != "sandbox_wait") for _, v in results
+    )
     overhead = [
         sum(t for s, t in v.timings.items() if s not in ("rollouts", "sandbox_wait"))
         for _, v in results
@@ -75,6 +78,8 @@ def main() -> None:
         "levels_per_minute": round(60.0 * len(results) / elapsed, 1),
         "median_stage_seconds": {s: round(t, 4) for s, t in medians.items()},
         "median_sandbox_overhead_seconds": round(statistics.median(overhead), 4),
+        "median_level_seconds": round(statistics.median(per_level), 4),
+        "max_level_seconds": round(per_level[-1], 4),
         "rejected": rejected,
     }
     if args.json:

@@ -25,15 +25,15 @@ FORBIDDEN_NAMES = frozenset(
     }
 )  # fmt: skip
 
-# Attribute names reaching files, foreign code or interpreter internals through NumPy objects,
-# generators, frames or string formatting.
+# Attribute names reaching files, foreign code or interpreter internals through NumPy objects
+# (including a bit generator's ctypes/cffi interfaces), generators, frames or string formatting.
 FORBIDDEN_ATTRIBUTES = frozenset(
     {
         "ctypes", "ctypeslib", "load", "loadtxt", "save", "savez", "savez_compressed",
         "savetxt", "fromfile", "tofile", "genfromtxt", "memmap", "fromregex", "DataSource",
         "lib", "f2py", "distutils", "testing", "os", "sys", "core", "compat", "rec",
         "show_config", "show_runtime", "info", "lookfor", "source", "get_include", "dump",
-        "dumps", "format", "format_map", "mro", "from_dlpack",
+        "dumps", "format", "format_map", "mro", "from_dlpack", "cffi", "capsule",
     }
 )  # fmt: skip
 FORBIDDEN_ATTRIBUTE_PREFIXES = ("_", "gi_", "cr_", "ag_", "f_", "tb_", "co_")

@@ -56,6 +56,7 @@ def test_allowed_code_passes(body: str) -> None:
         ("x = '{}'.format(1)", "use an f-string"),
         ("async def f():\n    pass", "async code is not allowed"),
         ("g = (x for x in ()).gi_frame", "attribute 'gi_frame'"),
+        ("def f(rng):\n    return rng.bit_generator.cffi", "attribute 'cffi' is not allowed"),
     ],
 )
 def test_violations_are_named(body: str, message: str) -> None:
