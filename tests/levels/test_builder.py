@@ -16,13 +16,6 @@ def _fresh(seed: int = 0) -> tetris_builder.LevelBuilder:
     return make_builder(np.random.default_rng(seed))
 
 
-def test_constants_agree_with_the_state_schema() -> None:
-    assert tetris_builder.PIECE_NAMES == schema.PIECE_NAMES
-    assert tetris_builder.BOARD_HEIGHT == schema.BOARD_HEIGHT
-    assert tetris_builder.BOARD_WIDTH == schema.BOARD_WIDTH
-    assert tetris_builder.MAX_SEQUENCE == schema.MAX_SEQUENCE
-
-
 def test_a_fresh_builder_is_the_target_game() -> None:
     arrays = _fresh().to_arrays()
     target = schema.target_level()

@@ -21,12 +21,7 @@ from typing import Any
 
 import numpy as np
 
-# Same values as dicode.domains.tetris.schema (which imports JAX, so it cannot be used here);
-# tests/levels/test_builder.py checks they agree.
-PIECE_NAMES = "IOTSZJL"
-BOARD_HEIGHT = 20
-BOARD_WIDTH = 10
-MAX_SEQUENCE = 64
+from dicode.domains.tetris.constants import BOARD_HEIGHT, BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
 
 #: Version of the builder contract; stored in every level bundle's provenance.
 BUILDER_VERSION = "tetris-builder/1"

@@ -12,12 +12,24 @@ import flax.struct
 import jax.numpy as jnp
 import numpy as np
 
-PIECE_NAMES = "IOTSZJL"
-NUM_PIECES = len(PIECE_NAMES)
-BOARD_HEIGHT = 20
-BOARD_WIDTH = 10
-# Longest fixed opening sequence a level may prescribe; shorter ones are padded with -1.
-MAX_SEQUENCE = 64
+from dicode.domains.tetris.constants import (
+    BOARD_HEIGHT,
+    BOARD_WIDTH,
+    MAX_SEQUENCE,
+    NUM_PIECES,
+    PIECE_NAMES,
+)
+
+__all__ = [
+    "BOARD_HEIGHT",
+    "BOARD_WIDTH",
+    "MAX_SEQUENCE",
+    "NUM_PIECES",
+    "PIECE_NAMES",
+    "TetrisLevel",
+    "stack_levels",
+    "target_level",
+]
 
 
 @flax.struct.dataclass
