@@ -267,7 +267,8 @@ class LLMClient:
                 # temperature is a coin flip, and the stage above decides what to do.
                 result.text = None
                 result.error_kind = "empty_answer"
-                result.error = f"model returned an empty answer (finish_reason={choice.finish_reason})"
+                reason = choice.finish_reason
+                result.error = f"model returned an empty answer (finish_reason={reason})"
             return result
 
         outcome, attempts, latency = await self._with_retries(once)
