@@ -9,7 +9,6 @@ from dicode.teachers.base import (
     TeacherRequest,
     TeacherResult,
     instruction_for_status,
-    status_for_success_rate,
 )
 from dicode.teachers.registry import TeacherContext, make_teacher, register_teacher, teacher_names
 
@@ -25,6 +24,5 @@ __all__ = [
     "instruction_for_status",
     "make_teacher",
     "register_teacher",
-    "status_for_success_rate",
     "teacher_names",
 ]

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
+from dicode.archive.status import status_letter
+
 
 class MutationInstruction(StrEnum):
     """Which way the child should move relative to its parent."""
@@ -22,7 +24,7 @@ class MutationInstruction(StrEnum):
     EASIER = "easier"
 
 
-# Status letters follow the paper: A if SR >= 0.75, B if >= 0.5, C if >= 0.25, else D.
+# Status letters (dicode.archive.status): A if SR >= 0.75, B if >= 0.5, C if >= 0.25, else D.
 _INSTRUCTION_BY_STATUS = {
     "A": MutationInstruction.HARDER,
     "B": MutationInstruction.VARY,
@@ -37,19 +39,6 @@ def instruction_for_status(status: str) -> MutationInstruction:
         return _INSTRUCTION_BY_STATUS[status.strip().upper()]
     except KeyError:
         raise ValueError(f"unknown status letter {status!r}; expected one of A, B, C, D") from None
-
-
-def status_for_success_rate(success_rate: float | None) -> str:
-    """The paper's status letter for a success rate (None = no finished episode → D)."""
-    if success_rate is None:
-        return "D"
-    if success_rate >= 0.75:
-        return "A"
-    if success_rate >= 0.5:
-        return "B"
-    if success_rate >= 0.25:
-        return "C"
-    return "D"
 
 
 @dataclass(frozen=True)
@@ -107,7 +96,7 @@ class ParentLevel:
 
     @property
     def status(self) -> str:
-        return status_for_success_rate(self.profile.latest_success_rate)
+        return status_letter(self.profile.latest_success_rate)
 
 
 @dataclass(frozen=True)
