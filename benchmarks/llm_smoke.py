@@ -46,7 +46,7 @@ async def drive(
     config = LLMConfig(base_url=base_url, model=model, timeout_s=600, max_retries=1,
                        max_concurrency=1, seed=seed)
     prompts = load_prompts("tetris")
-    validate = sandbox_validator("tetris", pool_size=pool_size, rollouts=rollouts)
+    validate = sandbox_validator("tetris", seed, pool_size=pool_size, rollouts=rollouts)
     try:
         teacher = LLMTeacher(LLMClient(config), validate, prompts,
                              render_system_prompt(prompts), smoke_settings())

@@ -186,10 +186,11 @@ class LLMTeacher:
             )
             self._record(result, stage, messages, chat)
             if not chat.ok or chat.text is None:
-                # Keep the failure of an earlier round if this was a repair that got no answer.
+                failed = f"{stage} stage: model call failed ({chat.error_kind}): {chat.error}"
                 if round_index == 0:
-                    result.failing_stage = "code"
-                result.error = f"{stage} stage: model call failed ({chat.error_kind}): {chat.error}"
+                    result.failing_stage, result.error = "code", failed
+                else:  # keep the rejection that the repair was meant to fix
+                    result.error = f"{result.error}; then {failed}"
                 return
             failed_stage, failure = await self._judge(round_index, chat.text, result)
             if failed_stage is None:
