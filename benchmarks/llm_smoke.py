@@ -34,8 +34,11 @@ DEFAULT_PARENT = Path(__file__).resolve().parents[1] / "tests" / "teachers" / "l
 
 
 def smoke_settings() -> LLMTeacherSettings:
-    """Paper sampling; token budgets sized to the small model's 8k context."""
-    return LLMTeacherSettings(description_max_tokens=512, code_max_tokens=768)
+    """Paper sampling; token budgets sized to the small model's 8k context; llama.cpp's
+    structured-output dialect (it rejects the ``json_schema`` form vLLM uses)."""
+    return LLMTeacherSettings(
+        description_max_tokens=512, code_max_tokens=768, structured_output="json_object"
+    )
 
 
 async def drive(

@@ -94,16 +94,26 @@ class LevelDescription(BaseModel):
     )
 
 
-def description_response_format() -> dict[str, Any]:
-    """``response_format`` for vLLM's structured output (the ``json_schema`` form)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": "level_description",
-            "schema": LevelDescription.model_json_schema(),
-            "strict": True,
-        },
-    }
+StructuredOutput = Literal["json_schema", "json_object", "none"]
+
+
+def description_response_format(style: StructuredOutput = "json_schema") -> dict[str, Any] | None:
+    """``response_format`` for the description stage.
+
+    ``json_schema`` is the OpenAI / vLLM form (vLLM's current field; the old ``guided_json``
+    is ignored by newer servers). ``json_object`` is llama-cpp-python's dialect
+    (``{"type": "json_object", "schema": ...}``; it rejects ``json_schema``). ``none`` sends
+    no constraint and relies on the prompt plus validation.
+    """
+    schema = LevelDescription.model_json_schema()
+    if style == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "level_description", "schema": schema, "strict": True},
+        }
+    if style == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None
 
 
 @dataclass(frozen=True)
