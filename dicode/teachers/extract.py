@@ -59,8 +59,8 @@ def extract_code(answer: str | None) -> CodeExtraction:
     tagged = [_strip_fences(t).strip("\n") for t in tagged if t.strip()]
     if tagged:
         return CodeExtraction(max(tagged, key=len) + "\n", "tag")
-    if "<code>" in answer.lower():
-        return CodeExtraction(None, error="the <code> tag is empty")
+    # An empty "<code></code>" is often the prompt's wording echoed inside a fenced block
+    # (seen with SmolLM2): look further before giving up.
     fenced = [
         body for lang, body in _FENCE.findall(answer) if lang.lower() in _PYTHON_FENCE_LANGS
     ]
@@ -69,6 +69,8 @@ def extract_code(answer: str | None) -> CodeExtraction:
         return CodeExtraction(max(fenced, key=len) + "\n", "fence")
     if _PYTHON_LINE.search(answer):
         return CodeExtraction(answer.strip("\n") + "\n", "bare")
+    if "<code>" in answer.lower():
+        return CodeExtraction(None, error="the <code> tag is empty")
     return CodeExtraction(
         None,
         error=(

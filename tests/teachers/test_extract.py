@@ -104,3 +104,13 @@ def test_llama_cpp_dialect_and_no_constraint() -> None:
     assert fmt is not None and fmt["type"] == "json_object"
     assert fmt["schema"]["required"] == ["reasoning", "title", "description"]
     assert description_response_format("none") is None
+
+
+def test_empty_tag_echoed_inside_a_fence_does_not_hide_the_fenced_code() -> None:
+    # A real SmolLM2 answer: the prompt's "<code></code>" wording echoed in a docstring.
+    answer = (
+        '```python\ndef build(level, rng):\n    """Return the module inside <code></code> '
+        'tags."""\n    level.garbage(3)\n```'
+    )
+    found = extract_code(answer)
+    assert found.method == "fence" and "level.garbage(3)" in (found.code or "")
