@@ -1,0 +1,532 @@
+"""A small typed genome for Tetris levels: read level code without running it, write it back.
+
+The mutation teacher edits levels through this genome. ``read_genome`` / ``parse_level`` read a
+level module with :mod:`ast` only — level code is untrusted and is never imported or executed
+here. The genome grammar covers straight-line ``build(level, rng)`` bodies made of builder calls
+with literal arguments, simple constant assignments and ``for`` loops over ``range(...)`` or
+literal tuples (the usual way to cut a well or fill a rectangle). Anything else — using ``rng``,
+``if``/``while``, helper functions, computed builder arguments — is outside the grammar, and the
+reader then falls back to :func:`default_genome` (the standard game) and says why.
+
+``write_level`` writes a genome as readable level code that follows the Tetris level contract:
+the docstring (the genome's description) comes first, then ``build(level, rng)`` made of the
+builder's methods; no imports are needed.
+
+Coordinates follow the project convention: row 0 is the bottom row, column 0 the leftmost.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
+
+# Bounds the genome keeps every level inside (the mutation operators respect them too). They are
+# tighter than the builder's own limits so that edited levels keep a free spawn area on top.
+MAX_GARBAGE_ROWS = 12
+MAX_HOLES = BOARD_WIDTH - 1
+MAX_CELL_ROW = 15  # explicit cells stay below the spawn area
+MAX_WEIGHT = 10.0
+MAX_GOAL_LINES = 100
+MAX_GOAL_PIECES = 1000
+# The reader gives up on loops that would unroll into more builder calls than this.
+MAX_UNROLLED_CALLS = 2000
+
+Cell = tuple[int, int]  # (row, col)
+
+
+@dataclass(frozen=True)
+class GarbageBlock:
+    """``rows`` rows pushed in at the bottom, each full except ``holes`` random empty cells."""
+
+    rows: int
+    holes: int = 1
+
+
+@dataclass(frozen=True)
+class Well:
+    """An empty column cut ``depth`` rows down from the top of the garbage, in ``column``."""
+
+    column: int
+    depth: int
+
+
+@dataclass(frozen=True)
+class Genome:
+    """Everything the mutation teacher can edit in a Tetris level.
+
+    ``piece_weights`` is ``None`` for the uniform draw, else 7 weights in ``"IOTSZJL"`` order.
+    ``goal_lines`` / ``goal_pieces`` follow the builder's ``goal``: both ``None`` is the standard
+    game. ``filled`` / ``cleared`` are explicit cell edits applied after the garbage and wells.
+    """
+
+    description: str
+    garbage: tuple[GarbageBlock, ...] = ()
+    wells: tuple[Well, ...] = ()
+    filled: tuple[Cell, ...] = ()
+    cleared: tuple[Cell, ...] = ()
+    piece_weights: tuple[float, ...] | None = None
+    sequence: str = ""
+    goal_lines: int | None = None
+    goal_pieces: int | None = None
+
+    @property
+    def garbage_rows(self) -> int:
+        """Total rows pushed in by the garbage blocks."""
+        return sum(block.rows for block in self.garbage)
+
+    def normalized(self) -> Genome:
+        """The canonical form of this genome: same level, one spelling (see ``_canonical``)."""
+        return _canonical(self)
+
+
+@dataclass(frozen=True)
+class GenomeReading:
+    """What ``read_genome`` made of a level: the genome, and whether it is exact."""
+
+    genome: Genome
+    # Empty when the genome reproduces the level; otherwise why the reader fell back.
+    unsupported: tuple[str, ...] = field(default=())
+
+    @property
+    def exact(self) -> bool:
+        return not self.unsupported
+
+
+class GenomeError(ValueError):
+    """A level's code lies outside the genome grammar (the message says where and why)."""
+
+
+def default_genome(description: str | None = None) -> Genome:
+    """The standard game: empty board, uniform pieces, no goal."""
+    text = description or "The standard game: an empty board, uniform random pieces, no goal."
+    return Genome(description=_clean_text(text))
+
+
+def parse_level(source: str) -> Genome:
+    """Read a level's genome from its source, without executing it (AST only).
+
+    Code outside the genome grammar (see the module docstring) yields :func:`default_genome`
+    — the standard game — described by the level's own docstring when one can be read. Use
+    :func:`read_genome` to learn whether the reading was exact and, if not, why.
+    """
+    return read_genome(source).genome
+
+
+def read_genome(source: str) -> GenomeReading:
+    """Read a level's genome and report whether the genome grammar covered all of it."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as exc:
+        return GenomeReading(default_genome(), (f"the code does not parse: {exc}",))
+    docstring = ast.get_docstring(tree, clean=True)
+    try:
+        genome = _read_module(tree, docstring or "")
+    except GenomeError as exc:
+        return GenomeReading(default_genome(docstring), (str(exc),))
+    return GenomeReading(genome)
+
+
+def write_level(genome: Genome) -> str:
+    """Write a genome as a level module following the Tetris level contract."""
+    g = genome.normalized()
+    body: list[str] = []
+    for block in g.garbage:
+        body.append(f"level.garbage({block.rows}, holes={block.holes})")
+    total = g.garbage_rows
+    for well in g.wells:
+        top = total - well.depth
+        body.append(f"# a well {well.depth} deep in column {well.column}")
+        body.append(f"for row in range({top}, {total}):")
+        body.append(f"    level.clear(row, {well.column})")
+    body.extend(f"level.fill({row}, {col})" for row, col in g.filled)
+    body.extend(f"level.clear({row}, {col})" for row, col in g.cleared)
+    if g.piece_weights is not None:
+        items = ", ".join(
+            f'"{name}": {weight!r}'
+            for name, weight in zip(PIECE_NAMES, g.piece_weights, strict=True)
+            if weight > 0
+        )
+        body.append(f"level.pieces({{{items}}})")
+    if g.sequence:
+        body.append(f'level.sequence("{g.sequence}")')
+    if g.goal_lines is not None or g.goal_pieces is not None:
+        args = []
+        if g.goal_lines is not None:
+            args.append(f"lines={g.goal_lines}")
+        if g.goal_pieces is not None:
+            args.append(f"pieces={g.goal_pieces}")
+        body.append(f"level.goal({', '.join(args)})")
+    if not body:
+        body.append("pass  # the standard game: nothing to change")
+    lines = [_docstring_literal(g.description), "", "", "def build(level, rng):"]
+    lines.extend(f"    {line}" for line in body)
+    return "\n".join(lines) + "\n"
+
+
+def check_bounds(genome: Genome) -> None:
+    """Raise :class:`GenomeError` naming the first field outside the genome's bounds."""
+    g = genome
+    if any(b.rows < 1 or not 1 <= b.holes <= MAX_HOLES for b in g.garbage):
+        raise GenomeError(f"garbage blocks need rows >= 1 and 1 <= holes <= {MAX_HOLES}")
+    if g.garbage_rows > MAX_GARBAGE_ROWS:
+        raise GenomeError(f"{g.garbage_rows} garbage rows exceed {MAX_GARBAGE_ROWS}")
+    for well in g.wells:
+        if not (0 <= well.column < BOARD_WIDTH and 1 <= well.depth <= g.garbage_rows):
+            raise GenomeError(f"well {well} outside the board or deeper than the garbage")
+    for row, col in (*g.filled, *g.cleared):
+        if not (0 <= row <= MAX_CELL_ROW and 0 <= col < BOARD_WIDTH):
+            raise GenomeError(f"cell ({row}, {col}) outside rows 0..{MAX_CELL_ROW}")
+    if g.piece_weights is not None:
+        if len(g.piece_weights) != len(PIECE_NAMES):
+            raise GenomeError("piece weights need one value per piece")
+        if any(not 0.0 <= w <= MAX_WEIGHT for w in g.piece_weights):
+            raise GenomeError(f"piece weights must lie in [0, {MAX_WEIGHT}]")
+        if not any(w > 0 for w in g.piece_weights):
+            raise GenomeError("at least one piece weight must be positive")
+    if len(g.sequence) > MAX_SEQUENCE or any(p not in PIECE_NAMES for p in g.sequence):
+        raise GenomeError(f"sequence {g.sequence!r} is not {MAX_SEQUENCE} or fewer of IOTSZJL")
+    if g.goal_lines is not None and not 1 <= g.goal_lines <= MAX_GOAL_LINES:
+        raise GenomeError(f"goal lines {g.goal_lines} outside 1..{MAX_GOAL_LINES}")
+    if g.goal_pieces is not None and not 1 <= g.goal_pieces <= MAX_GOAL_PIECES:
+        raise GenomeError(f"goal pieces {g.goal_pieces} outside 1..{MAX_GOAL_PIECES}")
+
+
+def describe(genome: Genome) -> str:
+    """One plain-English paragraph saying what the level is (goal, start, pieces)."""
+    g = genome.normalized()
+    if g.goal_lines is not None and g.goal_pieces is not None:
+        goal = f"Clear {g.goal_lines} lines within {g.goal_pieces} pieces."
+    elif g.goal_lines is not None:
+        goal = f"Clear {g.goal_lines} lines."
+    elif g.goal_pieces is not None:
+        goal = f"Survive {g.goal_pieces} pieces."
+    else:
+        goal = "The standard game: play as long as possible."
+    start: list[str] = []
+    for block in g.garbage:
+        start.append(f"{block.rows} garbage rows with {block.holes} hole(s) per row")
+    start.extend(f"a well {w.depth} deep in column {w.column}" for w in g.wells)
+    if g.filled:
+        start.append(f"{len(g.filled)} extra filled cell(s)")
+    if g.cleared:
+        start.append(f"{len(g.cleared)} cleared cell(s)")
+    board = "Start: " + ", ".join(start) + "." if start else "Start: an empty board."
+    if g.piece_weights is None:
+        pieces = "Pieces: uniform random."
+    else:
+        total = sum(g.piece_weights)
+        shares = ", ".join(
+            f"{name} {100 * w / total:.0f}%"
+            for name, w in zip(PIECE_NAMES, g.piece_weights, strict=True)
+        )
+        pieces = f"Pieces: weighted ({shares})."
+    if g.sequence:
+        pieces += f" Opening sequence: {g.sequence}."
+    return " ".join((goal, board, pieces))
+
+
+# --- canonical form ------------------------------------------------------------------------
+
+
+def _canonical(g: Genome) -> Genome:
+    """Fold cell edits into one spelling: last edit per cell wins; wells are maximal runs.
+
+    The final board only depends on, per cell, the last fill/clear; a run of cleared cells
+    reaching down from the top of the garbage in one column is a well.
+    """
+    total = g.garbage_rows
+    last_edit: dict[Cell, bool] = {}  # cell -> filled?
+    for well in g.wells:
+        for row in range(max(total - well.depth, 0), total):
+            last_edit[(row, well.column)] = False
+    for cell in g.filled:
+        last_edit[cell] = True
+    for cell in g.cleared:
+        last_edit[cell] = False
+    wells: list[Well] = []
+    for col in range(BOARD_WIDTH):
+        depth = 0
+        while depth < total and last_edit.get((total - 1 - depth, col)) is False:
+            depth += 1
+        if depth:
+            wells.append(Well(col, depth))
+            for row in range(total - depth, total):
+                del last_edit[(row, col)]
+    filled = tuple(sorted(c for c, is_filled in last_edit.items() if is_filled))
+    cleared = tuple(sorted(c for c, is_filled in last_edit.items() if not is_filled))
+    weights = g.piece_weights
+    if weights is not None:
+        weights = tuple(float(w) for w in weights)
+    return replace(
+        g,
+        description=_clean_text(g.description),
+        wells=tuple(wells),
+        filled=filled,
+        cleared=cleared,
+        piece_weights=weights,
+    )
+
+
+def _clean_text(text: str) -> str:
+    # Docstrings are read back with inspect.cleandoc; storing the cleaned text makes
+    # write_level / read_genome round-trip exactly.
+    return inspect.cleandoc(text)
+
+
+def _docstring_literal(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if escaped.endswith('"'):
+        escaped += " "
+    return f'"""{escaped}\n"""'
+
+
+# --- the reader ----------------------------------------------------------------------------
+
+_ALLOWED_IMPORTS = frozenset({"math", "itertools", "functools", "collections", "numpy"})
+Value = int | float | str | None | dict[str, float]
+
+
+@dataclass
+class _Trace:
+    """Builder calls in the order the level makes them, with rows fixed up for garbage pushes."""
+
+    garbage: list[GarbageBlock] = field(default_factory=list)
+    # (row, col, filled?, garbage rows pushed before the edit)
+    cell_edits: list[tuple[int, int, bool, int]] = field(default_factory=list)
+    piece_weights: tuple[float, ...] | None = None
+    sequence: str = ""
+    goal_lines: int | None = None
+    goal_pieces: int | None = None
+    calls: int = 0
+
+
+def _read_module(tree: ast.Module, docstring: str) -> Genome:
+    constants: dict[str, Value] = {}
+    build: ast.FunctionDef | None = None
+    for index, node in enumerate(tree.body):
+        if index == 0 and _is_docstring(node):
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            _check_import(node)
+        elif isinstance(node, ast.Assign):
+            _assign(node, constants, f"line {node.lineno}")
+        elif isinstance(node, ast.FunctionDef) and node.name == "build" and build is None:
+            build = node
+        else:
+            raise GenomeError(f"line {node.lineno}: {type(node).__name__} at module level")
+    if build is None:
+        raise GenomeError("no build(level, rng) function")
+    names = [a.arg for a in build.args.args]
+    if len(names) != 2 or build.decorator_list or build.args.vararg or build.args.kwarg:
+        raise GenomeError("build must take exactly (level, rng)")
+    trace = _Trace()
+    _run_block(build.body, dict(constants), names[0], trace)
+    genome = _genome_from_trace(trace, docstring)
+    check_bounds(genome)
+    return genome
+
+
+def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
+    total = sum(b.rows for b in trace.garbage)
+    filled: list[Cell] = []
+    cleared: list[Cell] = []
+    by_cell: dict[Cell, bool] = {}
+    for row, col, is_filled, pushed_before in trace.cell_edits:
+        # A garbage push after the edit lifts the edited cell by the rows pushed since.
+        final_row = row + (total - pushed_before)
+        if final_row >= BOARD_HEIGHT:
+            raise GenomeError(f"cell ({row}, {col}) is pushed off the board by later garbage")
+        by_cell.pop((final_row, col), None)
+        by_cell[(final_row, col)] = is_filled
+    for cell, is_filled in by_cell.items():
+        (filled if is_filled else cleared).append(cell)
+    genome = Genome(
+        description=docstring,
+        garbage=tuple(trace.garbage),
+        filled=tuple(filled),
+        cleared=tuple(cleared),
+        piece_weights=trace.piece_weights,
+        sequence=trace.sequence,
+        goal_lines=trace.goal_lines,
+        goal_pieces=trace.goal_pieces,
+    )
+    return genome.normalized()
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _check_import(node: ast.Import | ast.ImportFrom) -> None:
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    for module in modules:
+        if module.split(".")[0] not in _ALLOWED_IMPORTS:
+            raise GenomeError(f"line {node.lineno}: import of {module!r} is not allowed")
+
+
+def _run_block(body: list[ast.stmt], env: dict[str, Value], level: str, trace: _Trace) -> None:
+    for node in body:
+        where = f"line {node.lineno}"
+        if isinstance(node, ast.Pass) or _is_docstring(node):
+            continue
+        if isinstance(node, ast.Assign):
+            _assign(node, env, where)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            _builder_call(node.value, env, level, trace, where)
+        elif isinstance(node, ast.For) and not node.orelse and isinstance(node.target, ast.Name):
+            for value in _iteration_values(node.iter, env, where):
+                env[node.target.id] = value
+                _run_block(node.body, env, level, trace)
+        else:
+            raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
+
+
+def _assign(node: ast.Assign, env: dict[str, Value], where: str) -> None:
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        raise GenomeError(f"{where}: only simple `name = value` assignments are understood")
+    env[node.targets[0].id] = _evaluate(node.value, env, where)
+
+
+def _iteration_values(node: ast.expr, env: dict[str, Value], where: str) -> Iterable[int]:
+    if isinstance(node, ast.Tuple | ast.List):
+        return [_integer(_evaluate(e, env, where), "loop value", where) for e in node.elts]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and not node.keywords
+        and 1 <= len(node.args) <= 3
+    ):
+        args = [_integer(_evaluate(a, env, where), "range argument", where) for a in node.args]
+        values = range(*args)
+        if len(values) > MAX_UNROLLED_CALLS:
+            raise GenomeError(f"{where}: loop of {len(values)} steps is too long to unroll")
+        return values
+    raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
+
+
+def _evaluate(node: ast.expr, env: dict[str, Value], where: str) -> Value:
+    """Evaluate a literal expression: constants, known names, + - * // % and dict literals."""
+    if isinstance(node, ast.Constant) and (
+        node.value is None or type(node.value) in (int, float, str)
+    ):
+        return node.value  # type: ignore[no-any-return]
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        operand = _number(_evaluate(node.operand, env, where), where)
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.BinOp) and isinstance(
+        node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv | ast.Mod
+    ):
+        left = _number(_evaluate(node.left, env, where), where)
+        right = _number(_evaluate(node.right, env, where), where)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            if abs(left) > 10**6 or abs(right) > 10**6:
+                raise GenomeError(f"{where}: number too large")
+            return left * right
+        if right == 0:
+            raise GenomeError(f"{where}: division by zero")
+        return left // right if isinstance(node.op, ast.FloorDiv) else left % right
+    if isinstance(node, ast.Dict):
+        result: dict[str, float] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            name = _evaluate(key, env, where) if key is not None else None
+            if not isinstance(name, str):
+                raise GenomeError(f"{where}: dict keys must be piece letters")
+            result[name] = _number(_evaluate(value, env, where), where)
+        return result
+    raise GenomeError(f"{where}: expression {ast.unparse(node)!r} is outside the genome grammar")
+
+
+def _number(value: Value, where: str) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise GenomeError(f"{where}: expected a number, got {value!r}")
+    return value
+
+
+def _integer(value: Value, what: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise GenomeError(f"{where}: {what} must be an integer, got {value!r}")
+    return value
+
+
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "fill": ("row", "col"),
+    "clear": ("row", "col"),
+    "garbage": ("rows", "holes"),
+    "pieces": ("weights",),
+    "sequence": ("pieces",),
+    "goal": ("lines", "pieces"),
+}
+
+
+def _builder_call(
+    call: ast.Call, env: dict[str, Value], level: str, trace: _Trace, where: str
+) -> None:
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == level
+        and func.attr in _SIGNATURES
+    ):
+        raise GenomeError(f"{where}: call {ast.unparse(func)!r} is outside the genome grammar")
+    method = func.attr
+    params = _SIGNATURES[method]
+    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+        raise GenomeError(f"{where}: too many arguments to level.{method}")
+    args: dict[str, Value] = {}
+    for name, arg in zip(params, call.args, strict=False):
+        args[name] = _evaluate(arg, env, where)
+    for keyword in call.keywords:
+        if keyword.arg not in params or keyword.arg in args:
+            raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
+        args[keyword.arg] = _evaluate(keyword.value, env, where)
+    trace.calls += 1
+    if trace.calls > MAX_UNROLLED_CALLS:
+        raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")
+    _apply(method, args, trace, where)
+
+
+def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> None:
+    pushed = sum(b.rows for b in trace.garbage)
+    if method in ("fill", "clear"):
+        if "row" not in args or "col" not in args:
+            raise GenomeError(f"{where}: level.{method} needs row and col")
+        row = _integer(args["row"], "row", where)
+        col = _integer(args["col"], "col", where)
+        trace.cell_edits.append((row, col, method == "fill", pushed))
+    elif method == "garbage":
+        if "rows" not in args:
+            raise GenomeError(f"{where}: level.garbage needs rows")
+        rows = _integer(args["rows"], "rows", where)
+        holes = _integer(args.get("holes", 1), "holes", where)
+        if rows > 0:
+            trace.garbage.append(GarbageBlock(rows, holes))
+    elif method == "pieces":
+        weights = args.get("weights")
+        if not isinstance(weights, dict) or any(k not in PIECE_NAMES for k in weights):
+            raise GenomeError(f"{where}: level.pieces needs a dict over 'IOTSZJL'")
+        trace.piece_weights = tuple(float(weights.get(name, 0.0)) for name in PIECE_NAMES)
+    elif method == "sequence":
+        pieces = args.get("pieces")
+        if not isinstance(pieces, str):
+            raise GenomeError(f"{where}: level.sequence needs a string")
+        trace.sequence = pieces
+    else:  # goal
+        lines, pieces_goal = args.get("lines"), args.get("pieces")
+        trace.goal_lines = None if lines is None else _integer(lines, "lines", where)
+        trace.goal_pieces = None if pieces_goal is None else _integer(pieces_goal, "pieces", where)
