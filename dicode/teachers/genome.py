@@ -222,6 +222,7 @@ def describe(genome: Genome) -> str:
         shares = ", ".join(
             f"{name} {100 * w / total:.0f}%"
             for name, w in zip(PIECE_NAMES, g.piece_weights, strict=True)
+            if w > 0
         )
         pieces = f"Pieces: weighted ({shares})."
     if g.sequence:
@@ -415,10 +416,10 @@ def _iteration_values(node: ast.expr, env: dict[str, Value], where: str) -> Iter
 
 def _evaluate(node: ast.expr, env: dict[str, Value], where: str) -> Value:
     """Evaluate a literal expression: constants, known names, + - * // % and dict literals."""
-    if isinstance(node, ast.Constant) and (
-        node.value is None or type(node.value) in (int, float, str)
-    ):
-        return node.value  # type: ignore[no-any-return]
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None or (isinstance(value, int | float | str) and not isinstance(value, bool)):
+            return value
     if isinstance(node, ast.Name) and node.id in env:
         return env[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -442,11 +443,11 @@ def _evaluate(node: ast.expr, env: dict[str, Value], where: str) -> Value:
         return left // right if isinstance(node.op, ast.FloorDiv) else left % right
     if isinstance(node, ast.Dict):
         result: dict[str, float] = {}
-        for key, value in zip(node.keys, node.values, strict=True):
-            name = _evaluate(key, env, where) if key is not None else None
+        for key_node, value_node in zip(node.keys, node.values, strict=True):
+            name = _evaluate(key_node, env, where) if key_node is not None else None
             if not isinstance(name, str):
                 raise GenomeError(f"{where}: dict keys must be piece letters")
-            result[name] = _number(_evaluate(value, env, where), where)
+            result[name] = _number(_evaluate(value_node, env, where), where)
         return result
     raise GenomeError(f"{where}: expression {ast.unparse(node)!r} is outside the genome grammar")
 
