@@ -32,8 +32,9 @@ MAX_CELL_ROW = 15  # explicit cells stay below the spawn area
 MAX_WEIGHT = 10.0
 MAX_GOAL_LINES = 100
 MAX_GOAL_PIECES = 1000
-# The reader gives up on loops that would unroll into more builder calls than this.
+# The reader gives up on loops that would unroll into more builder calls or steps than this.
 MAX_UNROLLED_CALLS = 2000
+MAX_LOOP_STEPS = 10_000
 
 Cell = tuple[int, int]  # (row, col)
 
@@ -279,9 +280,11 @@ def _clean_text(text: str) -> str:
 
 
 def _docstring_literal(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    if escaped.endswith('"'):
-        escaped += " "
+    # Backslashes and unprintable characters are escaped so the literal reads back verbatim.
+    escaped = "".join(
+        ch if ch == "\n" or (ch.isprintable() and ch != "\\") else ascii(ch)[1:-1]
+        for ch in text
+    ).replace('"""', '\\"\\"\\"')
     return f'"""{escaped}\n"""'
 
 
@@ -303,6 +306,7 @@ class _Trace:
     goal_lines: int | None = None
     goal_pieces: int | None = None
     calls: int = 0
+    loop_steps: int = 0
 
 
 def _read_module(tree: ast.Module, docstring: str) -> Genome:
@@ -384,6 +388,9 @@ def _run_block(body: list[ast.stmt], env: dict[str, Value], level: str, trace: _
             _builder_call(node.value, env, level, trace, where)
         elif isinstance(node, ast.For) and not node.orelse and isinstance(node.target, ast.Name):
             for value in _iteration_values(node.iter, env, where):
+                trace.loop_steps += 1
+                if trace.loop_steps > MAX_LOOP_STEPS:
+                    raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
                 env[node.target.id] = value
                 _run_block(node.body, env, level, trace)
         else:

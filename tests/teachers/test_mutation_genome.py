@@ -1,0 +1,264 @@
+"""The Tetris level genome: AST-only reading, canonical writing, and bounded typed edits."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dicode.domains.tetris.schema import BOARD_WIDTH, PIECE_NAMES
+from dicode.teachers.genome import (
+    MAX_CELL_ROW,
+    MAX_GARBAGE_ROWS,
+    GarbageBlock,
+    Genome,
+    Well,
+    check_bounds,
+    default_genome,
+    describe,
+    parse_level,
+    read_genome,
+    write_level,
+)
+from dicode.teachers.genome_edits import (
+    MUTATION_MAX_HOLES,
+    Direction,
+    min_pieces_for_lines,
+    mutate,
+    tighten_goal,
+)
+
+ALLOWED_IMPORTS = {"math", "itertools", "functools", "collections", "numpy"}
+
+
+@st.composite
+def genomes(draw: st.DrawFn) -> Genome:
+    blocks = draw(
+        st.lists(
+            st.builds(GarbageBlock, st.integers(1, 4), st.integers(1, MUTATION_MAX_HOLES)),
+            max_size=3,
+        ).filter(lambda bs: sum(b.rows for b in bs) <= MAX_GARBAGE_ROWS)
+    )
+    total = sum(b.rows for b in blocks)
+    wells: list[Well] = []
+    if total:
+        columns = draw(st.lists(st.integers(0, BOARD_WIDTH - 1), unique=True, max_size=2))
+        wells = [Well(c, draw(st.integers(1, total))) for c in columns]
+    cell = st.tuples(st.integers(0, MAX_CELL_ROW), st.integers(0, BOARD_WIDTH - 1))
+    weights = st.none() | st.lists(
+        st.floats(0, 10, allow_nan=False).map(lambda w: round(w, 3)), min_size=7, max_size=7
+    ).filter(lambda ws: any(w > 0 for w in ws)).map(tuple)
+    lines = draw(st.none() | st.integers(1, 20))
+    pieces = draw(st.none() | st.integers(1, 400))
+    return Genome(
+        description=draw(st.text(max_size=80)),
+        garbage=tuple(blocks),
+        wells=tuple(wells),
+        filled=tuple(draw(st.lists(cell, max_size=6))),
+        cleared=tuple(draw(st.lists(cell, max_size=4))),
+        piece_weights=draw(weights),
+        sequence=draw(st.text(alphabet=PIECE_NAMES, max_size=8)),
+        goal_lines=lines,
+        goal_pieces=pieces,
+    ).normalized()
+
+
+def _calls(source: str) -> list[str]:
+    tree = ast.parse(source)
+    return [
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(genomes())
+def test_written_levels_read_back_to_the_same_genome(genome: Genome) -> None:
+    source = write_level(genome)
+    reading = read_genome(source)
+    assert reading.exact, reading.unsupported
+    assert reading.genome == genome
+    # The contract: docstring first, one build(level, rng), only builder calls, no imports.
+    tree = ast.parse(source)
+    assert ast.get_docstring(tree) == genome.description or genome.description == ""
+    assert [type(n).__name__ for n in tree.body[1:]] == ["FunctionDef"]
+    assert set(_calls(source)) <= {"garbage", "fill", "clear", "pieces", "sequence", "goal"}
+
+
+def test_reader_follows_constants_loops_and_garbage_pushes() -> None:
+    source = '''"""Dig down.
+
+    Indented second paragraph."""
+import numpy as np
+DEPTH = 3
+
+def build(level, rng):
+    level.fill(0, 4)          # pushed up by the 5 garbage rows below
+    level.garbage(5, holes=2)
+    for row in range(5 - DEPTH, 5):
+        level.clear(row, 9)
+    for col in (0, 1):
+        level.fill(5, col)
+    level.pieces({"I": 1, "S": 2.5})
+    level.sequence("IZ")
+    level.goal(lines=4, pieces=40)
+'''
+    reading = read_genome(source)
+    assert reading.exact
+    g = reading.genome
+    assert g.description == "Dig down.\n\nIndented second paragraph."
+    assert g.garbage == (GarbageBlock(5, 2),)
+    assert g.wells == (Well(9, 3),)
+    assert g.filled == ((5, 0), (5, 1), (5, 4))
+    assert g.piece_weights == (1.0, 0.0, 0.0, 2.5, 0.0, 0.0, 0.0)
+    assert (g.sequence, g.goal_lines, g.goal_pieces) == ("IZ", 4, 40)
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ('"""x"""\ndef build(level, rng):\n    level.garbage(rng.integers(1, 4))\n', "rng"),
+        ('"""x"""\nimport os\ndef build(level, rng):\n    pass\n', "'os'"),
+        ('"""x"""\ndef build(level, rng):\n    if True:\n        level.fill(0, 0)\n', "If"),
+        ('"""x"""\ndef build(level, rng):\n    while True:\n        pass\n', "While"),
+        ('"""x"""\ndef helper():\n    pass\n', "FunctionDef"),
+        ('"""x"""\n', "no build"),
+        ('"""x"""\ndef build(level, rng):\n    level._board[0] = 1\n', "assignments"),
+        ('"""x"""\ndef build(level, rng):\n    level._push(0)\n', "level._push"),
+        ('"""x"""\ndef build(level, rng):\n    level.garbage(50)\n', "garbage rows"),
+        (
+            '"""x"""\ndef build(level, rng):\n    for i in range(1000000000):\n        pass\n',
+            "long",
+        ),
+        (
+            '"""x"""\ndef build(level, rng):\n    for i in range(1000):\n'
+            "        for j in range(1000):\n            pass\n",
+            "more than",
+        ),
+        ("def build(level, rng:\n", "parse"),
+    ],
+)
+def test_code_outside_the_grammar_falls_back_to_the_standard_game(source: str, reason: str) -> None:
+    reading = read_genome(source)
+    assert not reading.exact
+    assert reason in " ".join(reading.unsupported)
+    fallback = reading.genome
+    assert (fallback.garbage, fallback.filled, fallback.piece_weights) == ((), (), None)
+    assert (fallback.goal_lines, fallback.goal_pieces) == (None, None)
+    assert parse_level(source) == fallback
+
+
+def test_reading_never_executes_the_level(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    source = (
+        f'"""Hostile."""\nimport pathlib\npathlib.Path({str(marker)!r}).write_text("x")\n'
+        f"def build(level, rng):\n    pathlib.Path({str(marker)!r}).write_text('x')\n"
+    )
+    reading = read_genome(source)
+    assert not reading.exact
+    assert not marker.exists()
+    # The fallback keeps the level's own docstring as its description.
+    assert reading.genome.description == "Hostile."
+
+
+def test_standard_game_round_trips_and_is_described() -> None:
+    target = default_genome()
+    source = write_level(target)
+    assert parse_level(source) == target
+    assert "standard game" in describe(target)
+
+
+def test_docstring_with_quotes_and_backslashes_round_trips() -> None:
+    genome = default_genome('He said """hi""" \\ and left "')
+    assert parse_level(write_level(genome)).description == genome.description
+
+
+@settings(max_examples=120, deadline=None)
+@given(genomes(), st.sampled_from(list(Direction)), st.integers(0, 2**32 - 1))
+def test_edits_stay_in_bounds_and_write_readable_levels(
+    parent: Genome, direction: Direction, seed: int
+) -> None:
+    mutation = mutate(parent, direction, np.random.default_rng(seed))
+    child = mutation.child
+    check_bounds(child)
+    assert 1 <= len(mutation.edits) <= 2
+    hole_cap = max([MUTATION_MAX_HOLES, *(b.holes for b in parent.garbage)])
+    assert all(b.holes <= hole_cap for b in child.garbage)
+    assert read_genome(write_level(child)).genome == child
+
+
+@settings(max_examples=100, deadline=None)
+@given(genomes(), st.integers(0, 2**32 - 1))
+def test_tightened_goals_stay_plausible(parent: Genome, seed: int) -> None:
+    result = tighten_goal(parent, np.random.default_rng(seed))
+    if result is None:
+        return
+    child, note = result
+    assert "goal" in note or "survive" in note
+    if child.goal_lines is not None and child.goal_pieces is not None:
+        # Never fewer pieces than the lines need (with the margin), unless the parent was.
+        floor = min_pieces_for_lines(child, child.goal_lines)
+        assert child.goal_pieces >= min(floor, parent.goal_pieces or floor)
+
+
+def test_mutation_is_seeded() -> None:
+    parent = Genome("p", garbage=(GarbageBlock(4, 1),), goal_lines=3, goal_pieces=30)
+    runs = [
+        [mutate(parent, d, np.random.default_rng(7)) for d in Direction] for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
+
+
+def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
+    parent = Genome(
+        "p",
+        garbage=(GarbageBlock(4, 2),),
+        wells=(Well(3, 2),),
+        filled=((4, 0),),
+        piece_weights=(1.0,) * 7,
+        sequence="SZ",
+        goal_lines=4,
+        goal_pieces=60,
+    ).normalized()
+    rng = np.random.default_rng(0)
+    s, z, i = PIECE_NAMES.index("S"), PIECE_NAMES.index("Z"), PIECE_NAMES.index("I")
+    for _ in range(60):
+        harder = mutate(parent, Direction.HARDER, rng)
+        easier = mutate(parent, Direction.EASIER, rng)
+        for edit in harder.edits:
+            h = harder.child
+            match edit.kind:
+                case "add_garbage":
+                    assert h.garbage_rows > parent.garbage_rows
+                case "harsher_pieces":
+                    assert h.piece_weights is not None
+                    assert h.piece_weights[s] > 1 and h.piece_weights[z] > 1
+                    assert h.piece_weights[i] < 1
+                case "tighten_goal":
+                    assert h.goal_lines is not None and h.goal_pieces is not None
+                    assert h.goal_lines > 4 or h.goal_pieces < 60
+        for edit in easier.edits:
+            e = easier.child
+            match edit.kind:
+                case "remove_garbage":
+                    assert e.garbage_rows < parent.garbage_rows
+                case "kinder_pieces":
+                    assert e.piece_weights is not None and e.piece_weights[i] > 1
+                case "loosen_goal":
+                    assert e.goal_lines is not None and e.goal_pieces is not None
+                    assert e.goal_lines < 4 or e.goal_pieces > 60
+                case "kind_opening":
+                    assert "S" not in e.sequence and "Z" not in e.sequence
+
+
+def test_easier_from_the_standard_game_gives_it_a_finish_line_sometimes() -> None:
+    rng = np.random.default_rng(3)
+    children = [mutate(default_genome(), Direction.EASIER, rng) for _ in range(30)]
+    kinds = {edit.kind for child in children for edit in child.edits}
+    assert "loosen_goal" in kinds
+    assert kinds <= {"kinder_pieces", "kind_opening", "loosen_goal"}
