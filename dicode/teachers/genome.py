@@ -2,11 +2,13 @@
 
 The mutation teacher edits levels through this genome. ``read_genome`` / ``parse_level`` read a
 level module with :mod:`ast` only — level code is untrusted and is never imported or executed
-here. The genome grammar covers straight-line ``build(level, rng)`` bodies made of builder calls
-with literal arguments, simple constant assignments and ``for`` loops over ``range(...)`` or
-literal tuples (the usual way to cut a well or fill a rectangle). Anything else — using ``rng``,
-``if``/``while``, helper functions, computed builder arguments — is outside the grammar, and the
-reader then falls back to :func:`default_genome` (the standard game) and says why.
+here. The genome grammar covers ``build(level, rng)`` bodies made of the builder's editing
+calls (``garbage``, ``well``, ``fill``, ``clear``, ``row``, ``column``, ``pieces``,
+``sequence``, ``goal``) whose arguments are literals, names bound by simple constant assignments,
+or integer arithmetic on ``for`` loop variables over ``range(...)`` or literal tuples (the usual
+way to cut a column or fill a rectangle). Anything else — using ``rng``, ``if``/``while``,
+helper functions, reading the board back — is outside the grammar, and the reader then falls
+back to :func:`default_genome` (the standard game, keeping the level's docstring) and says why.
 
 ``write_level`` writes a genome as readable level code that follows the Tetris level contract:
 the docstring (the genome's description) comes first, then ``build(level, rng)`` made of the
@@ -24,13 +26,13 @@ from dataclasses import dataclass, field, replace
 
 from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
 
-# Bounds the genome keeps every level inside (the mutation operators respect them too). They are
-# tighter than the builder's own limits so that edited levels keep a free spawn area on top.
-MAX_GARBAGE_ROWS = 12
+# What the genome accepts: the builder's own limits (the mutation operators keep tighter caps,
+# see genome_edits). The spawn area is the top SPAWN_ROWS rows.
+SPAWN_ROWS = 2
+MAX_STACK_ROWS = BOARD_HEIGHT - SPAWN_ROWS
 MAX_HOLES = BOARD_WIDTH - 1
-MAX_CELL_ROW = 15  # explicit cells stay below the spawn area
-MAX_WEIGHT = 10.0
-MAX_GOAL_LINES = 100
+MAX_WEIGHT = 100.0
+MAX_GOAL_LINES = 250
 MAX_GOAL_PIECES = 1000
 # The reader gives up on loops that would unroll into more builder calls or steps than this.
 MAX_UNROLLED_CALLS = 2000
@@ -41,7 +43,7 @@ Cell = tuple[int, int]  # (row, col)
 
 @dataclass(frozen=True)
 class GarbageBlock:
-    """``rows`` rows pushed in at the bottom, each full except ``holes`` random empty cells."""
+    """``level.garbage(rows, holes)``: rows full except ``holes`` cells at random columns."""
 
     rows: int
     holes: int = 1
@@ -49,24 +51,32 @@ class GarbageBlock:
 
 @dataclass(frozen=True)
 class Well:
-    """An empty column cut ``depth`` rows down from the top of the garbage, in ``column``."""
+    """``level.well(column, depth)``: ``depth`` rows full except ``column`` — a well."""
 
     column: int
     depth: int
+
+    @property
+    def rows(self) -> int:
+        return self.depth
+
+
+Block = GarbageBlock | Well
 
 
 @dataclass(frozen=True)
 class Genome:
     """Everything the mutation teacher can edit in a Tetris level.
 
-    ``piece_weights`` is ``None`` for the uniform draw, else 7 weights in ``"IOTSZJL"`` order.
-    ``goal_lines`` / ``goal_pieces`` follow the builder's ``goal``: both ``None`` is the standard
-    game. ``filled`` / ``cleared`` are explicit cell edits applied after the garbage and wells.
+    ``stack`` lists the blocks pushed in at the bottom **in call order**: each push lifts the
+    board, so the last block ends up lowest. ``filled`` / ``cleared`` are explicit cell edits
+    in final board coordinates, applied after the pushes. ``piece_weights`` is ``None`` for the
+    uniform draw, else 7 weights in ``"IOTSZJL"`` order. ``goal_lines`` / ``goal_pieces``
+    follow ``level.goal``: both ``None`` is the standard game.
     """
 
     description: str
-    garbage: tuple[GarbageBlock, ...] = ()
-    wells: tuple[Well, ...] = ()
+    stack: tuple[Block, ...] = ()
     filled: tuple[Cell, ...] = ()
     cleared: tuple[Cell, ...] = ()
     piece_weights: tuple[float, ...] | None = None
@@ -75,9 +85,14 @@ class Genome:
     goal_pieces: int | None = None
 
     @property
-    def garbage_rows(self) -> int:
-        """Total rows pushed in by the garbage blocks."""
-        return sum(block.rows for block in self.garbage)
+    def stack_rows(self) -> int:
+        """Rows pushed in by all blocks together."""
+        return sum(block.rows for block in self.stack)
+
+    def block_rows(self, index: int) -> range:
+        """Final board rows occupied by ``stack[index]`` (later pushes lie below it)."""
+        start = sum(block.rows for block in self.stack[index + 1 :])
+        return range(start, start + self.stack[index].rows)
 
     def normalized(self) -> Genome:
         """The canonical form of this genome: same level, one spelling (see ``_canonical``)."""
@@ -135,14 +150,13 @@ def write_level(genome: Genome) -> str:
     """Write a genome as a level module following the Tetris level contract."""
     g = genome.normalized()
     body: list[str] = []
-    for block in g.garbage:
-        body.append(f"level.garbage({block.rows}, holes={block.holes})")
-    total = g.garbage_rows
-    for well in g.wells:
-        top = total - well.depth
-        body.append(f"# a well {well.depth} deep in column {well.column}")
-        body.append(f"for row in range({top}, {total}):")
-        body.append(f"    level.clear(row, {well.column})")
+    if len(g.stack) > 1:
+        body.append("# Each push enters at the bottom and lifts the board: the last ends lowest.")
+    for block in g.stack:
+        if isinstance(block, Well):
+            body.append(f"level.well({block.column}, {block.depth})")
+        else:
+            body.append(f"level.garbage({block.rows}, holes={block.holes})")
     body.extend(f"level.fill({row}, {col})" for row, col in g.filled)
     body.extend(f"level.clear({row}, {col})" for row, col in g.cleared)
     if g.piece_weights is not None:
@@ -171,16 +185,17 @@ def write_level(genome: Genome) -> str:
 def check_bounds(genome: Genome) -> None:
     """Raise :class:`GenomeError` naming the first field outside the genome's bounds."""
     g = genome
-    if any(b.rows < 1 or not 1 <= b.holes <= MAX_HOLES for b in g.garbage):
-        raise GenomeError(f"garbage blocks need rows >= 1 and 1 <= holes <= {MAX_HOLES}")
-    if g.garbage_rows > MAX_GARBAGE_ROWS:
-        raise GenomeError(f"{g.garbage_rows} garbage rows exceed {MAX_GARBAGE_ROWS}")
-    for well in g.wells:
-        if not (0 <= well.column < BOARD_WIDTH and 1 <= well.depth <= g.garbage_rows):
-            raise GenomeError(f"well {well} outside the board or deeper than the garbage")
+    for block in g.stack:
+        if isinstance(block, Well):
+            if not (0 <= block.column < BOARD_WIDTH and block.depth >= 1):
+                raise GenomeError(f"{block} needs a column in 0..{BOARD_WIDTH - 1}, depth >= 1")
+        elif block.rows < 1 or not 1 <= block.holes <= MAX_HOLES:
+            raise GenomeError(f"{block} needs rows >= 1 and holes in 1..{MAX_HOLES}")
+    if g.stack_rows > MAX_STACK_ROWS:
+        raise GenomeError(f"{g.stack_rows} pushed rows exceed {MAX_STACK_ROWS}")
     for row, col in (*g.filled, *g.cleared):
-        if not (0 <= row <= MAX_CELL_ROW and 0 <= col < BOARD_WIDTH):
-            raise GenomeError(f"cell ({row}, {col}) outside rows 0..{MAX_CELL_ROW}")
+        if not (0 <= row < BOARD_HEIGHT and 0 <= col < BOARD_WIDTH):
+            raise GenomeError(f"cell ({row}, {col}) is outside the board")
     if g.piece_weights is not None:
         if len(g.piece_weights) != len(PIECE_NAMES):
             raise GenomeError("piece weights need one value per piece")
@@ -208,14 +223,17 @@ def describe(genome: Genome) -> str:
     else:
         goal = "The standard game: play as long as possible."
     start: list[str] = []
-    for block in g.garbage:
-        start.append(f"{block.rows} garbage rows with {block.holes} hole(s) per row")
-    start.extend(f"a well {w.depth} deep in column {w.column}" for w in g.wells)
+    # Bottom to top reads naturally: the last push is the lowest block.
+    for block in reversed(g.stack):
+        if isinstance(block, Well):
+            start.append(f"a {block.depth}-deep well in column {block.column}")
+        else:
+            start.append(f"{block.rows} garbage rows with {block.holes} hole(s) each")
     if g.filled:
         start.append(f"{len(g.filled)} extra filled cell(s)")
     if g.cleared:
         start.append(f"{len(g.cleared)} cleared cell(s)")
-    board = "Start: " + ", ".join(start) + "." if start else "Start: an empty board."
+    board = "Start (bottom up): " + ", ".join(start) + "." if start else "Start: an empty board."
     if g.piece_weights is None:
         pieces = "Pieces: uniform random."
     else:
@@ -235,38 +253,34 @@ def describe(genome: Genome) -> str:
 
 
 def _canonical(g: Genome) -> Genome:
-    """Fold cell edits into one spelling: last edit per cell wins; wells are maximal runs.
+    """One spelling per level: per cell only the last edit counts, and no-op clears go.
 
-    The final board only depends on, per cell, the last fill/clear; a run of cleared cells
-    reaching down from the top of the garbage in one column is a well.
+    A clear above the pushed rows, or in a well's open column, empties a cell that is empty
+    anyway, so it is dropped.
     """
-    total = g.garbage_rows
     last_edit: dict[Cell, bool] = {}  # cell -> filled?
-    for well in g.wells:
-        for row in range(max(total - well.depth, 0), total):
-            last_edit[(row, well.column)] = False
     for cell in g.filled:
         last_edit[cell] = True
     for cell in g.cleared:
         last_edit[cell] = False
-    wells: list[Well] = []
-    for col in range(BOARD_WIDTH):
-        depth = 0
-        while depth < total and last_edit.get((total - 1 - depth, col)) is False:
-            depth += 1
-        if depth:
-            wells.append(Well(col, depth))
-            for row in range(total - depth, total):
-                del last_edit[(row, col)]
+    open_cells: set[Cell] = set()
+    for index, block in enumerate(g.stack):
+        if isinstance(block, Well):
+            open_cells.update((row, block.column) for row in g.block_rows(index))
     filled = tuple(sorted(c for c, is_filled in last_edit.items() if is_filled))
-    cleared = tuple(sorted(c for c, is_filled in last_edit.items() if not is_filled))
+    cleared = tuple(
+        sorted(
+            c
+            for c, is_filled in last_edit.items()
+            if not is_filled and c[0] < g.stack_rows and c not in open_cells
+        )
+    )
     weights = g.piece_weights
     if weights is not None:
         weights = tuple(float(w) for w in weights)
     return replace(
         g,
         description=_clean_text(g.description),
-        wells=tuple(wells),
         filled=filled,
         cleared=cleared,
         piece_weights=weights,
@@ -296,10 +310,10 @@ Value = int | float | str | None | dict[str, float]
 
 @dataclass
 class _Trace:
-    """Builder calls in the order the level makes them, with rows fixed up for garbage pushes."""
+    """Builder calls in the order the level makes them."""
 
-    garbage: list[GarbageBlock] = field(default_factory=list)
-    # (row, col, filled?, garbage rows pushed before the edit)
+    stack: list[Block] = field(default_factory=list)
+    # (row, col, filled?, rows pushed before the edit)
     cell_edits: list[tuple[int, int, bool, int]] = field(default_factory=list)
     piece_weights: tuple[float, ...] | None = None
     sequence: str = ""
@@ -336,22 +350,25 @@ def _read_module(tree: ast.Module, docstring: str) -> Genome:
 
 
 def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
-    total = sum(b.rows for b in trace.garbage)
+    total = sum(b.rows for b in trace.stack)
     filled: list[Cell] = []
     cleared: list[Cell] = []
     by_cell: dict[Cell, bool] = {}
     for row, col, is_filled, pushed_before in trace.cell_edits:
-        # A garbage push after the edit lifts the edited cell by the rows pushed since.
+        # A push after the edit lifts the edited cell by the rows pushed since; the builder
+        # refuses to push a filled cell off the top.
         final_row = row + (total - pushed_before)
+        if final_row >= BOARD_HEIGHT and is_filled:
+            raise GenomeError(f"cell ({row}, {col}) is pushed off the board by later pushes")
         if final_row >= BOARD_HEIGHT:
-            raise GenomeError(f"cell ({row}, {col}) is pushed off the board by later garbage")
+            continue
         by_cell.pop((final_row, col), None)
         by_cell[(final_row, col)] = is_filled
     for cell, is_filled in by_cell.items():
         (filled if is_filled else cleared).append(cell)
     genome = Genome(
         description=docstring,
-        garbage=tuple(trace.garbage),
+        stack=tuple(trace.stack),
         filled=tuple(filled),
         cleared=tuple(cleared),
         piece_weights=trace.piece_weights,
@@ -475,6 +492,9 @@ _SIGNATURES: dict[str, tuple[str, ...]] = {
     "fill": ("row", "col"),
     "clear": ("row", "col"),
     "garbage": ("rows", "holes"),
+    "well": ("col", "depth"),
+    "row": ("row", "cells"),
+    "column": ("col", "height"),
     "pieces": ("weights",),
     "sequence": ("pieces",),
     "goal": ("lines", "pieces"),
@@ -510,27 +530,49 @@ def _builder_call(
 
 
 def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> None:
-    pushed = sum(b.rows for b in trace.garbage)
+    pushed = sum(b.rows for b in trace.stack)
+
+    def edit(row: int, col: int, filled: bool) -> None:
+        if not (0 <= row < BOARD_HEIGHT and 0 <= col < BOARD_WIDTH):
+            raise GenomeError(f"{where}: level.{method} cell ({row}, {col}) is off the board")
+        trace.cell_edits.append((row, col, filled, pushed))
+
+    def need(name: str) -> Value:
+        if name not in args:
+            raise GenomeError(f"{where}: level.{method} needs {name}")
+        return args[name]
+
     if method in ("fill", "clear"):
-        if "row" not in args or "col" not in args:
-            raise GenomeError(f"{where}: level.{method} needs row and col")
-        row = _integer(args["row"], "row", where)
-        col = _integer(args["col"], "col", where)
-        trace.cell_edits.append((row, col, method == "fill", pushed))
+        row = _integer(need("row"), "row", where)
+        edit(row, _integer(need("col"), "col", where), method == "fill")
+    elif method == "row":
+        row = _integer(need("row"), "row", where)
+        cells = need("cells")
+        if not isinstance(cells, str) or len(cells) != BOARD_WIDTH or set(cells) - set("#X."):
+            raise GenomeError(f"{where}: level.row needs a picture of {BOARD_WIDTH} '#'/'.'")
+        for col, ch in enumerate(cells):
+            edit(row, col, ch != ".")
+    elif method == "column":
+        col = _integer(need("col"), "col", where)
+        height = _integer(need("height"), "height", where)
+        if not 0 <= height <= MAX_STACK_ROWS:
+            raise GenomeError(f"{where}: level.column height {height} outside 0..{MAX_STACK_ROWS}")
+        for row in range(height):
+            edit(row, col, True)
     elif method == "garbage":
-        if "rows" not in args:
-            raise GenomeError(f"{where}: level.garbage needs rows")
-        rows = _integer(args["rows"], "rows", where)
+        rows = _integer(need("rows"), "rows", where)
         holes = _integer(args.get("holes", 1), "holes", where)
-        if rows > 0:
-            trace.garbage.append(GarbageBlock(rows, holes))
+        trace.stack.append(GarbageBlock(rows, holes))
+    elif method == "well":
+        col = _integer(need("col"), "col", where)
+        trace.stack.append(Well(col, _integer(need("depth"), "depth", where)))
     elif method == "pieces":
-        weights = args.get("weights")
+        weights = need("weights")
         if not isinstance(weights, dict) or any(k not in PIECE_NAMES for k in weights):
             raise GenomeError(f"{where}: level.pieces needs a dict over 'IOTSZJL'")
         trace.piece_weights = tuple(float(weights.get(name, 0.0)) for name in PIECE_NAMES)
     elif method == "sequence":
-        pieces = args.get("pieces")
+        pieces = need("pieces")
         if not isinstance(pieces, str):
             raise GenomeError(f"{where}: level.sequence needs a string")
         trace.sequence = pieces

@@ -27,11 +27,9 @@ import numpy as np
 
 from dicode.domains.tetris.schema import BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
 from dicode.teachers.genome import (
-    MAX_CELL_ROW,
-    MAX_GARBAGE_ROWS,
     MAX_GOAL_LINES,
     MAX_GOAL_PIECES,
-    MAX_WEIGHT,
+    Block,
     Cell,
     GarbageBlock,
     Genome,
@@ -39,8 +37,13 @@ from dicode.teachers.genome import (
     check_bounds,
 )
 
-# Mutation keeps garbage rows at most this holey; the genome itself allows up to 9 holes.
+# Caps the teacher grows levels to (the genome itself accepts anything the builder does): the
+# pushed stack stays low enough to leave room to play, garbage rows at most this holey, weights
+# and explicit cells within readable ranges.
+MUTATION_MAX_STACK_ROWS = 12
 MUTATION_MAX_HOLES = 4
+MAX_WEIGHT = 10.0
+MAX_CELL_ROW = 15
 # Survive goals the teacher writes when it makes the standard game easier.
 EASY_SURVIVE_PIECES = 60
 # Assumed cells a piece contributes when judging whether a lines-within-pieces goal is
@@ -119,72 +122,102 @@ def _apply_some(
     return done
 
 
-# --- garbage and holes ---------------------------------------------------------------------
+# --- garbage, holes and wells ---------------------------------------------------------------
 
 
-def _shift_cells(cells: tuple[Cell, ...], by: int) -> tuple[Cell, ...]:
-    """Move explicit cells up (or down) with the garbage, dropping those pushed off range."""
-    return tuple((r + by, c) for r, c in cells if 0 <= r + by <= MAX_CELL_ROW)
+def _resize_block(g: Genome, index: int, delta: int) -> Genome:
+    """Grow (or shrink) ``stack[index]`` by ``delta`` rows; cells above it move along.
 
+    Rows are added or removed at the top of the block; explicit cells in removed rows go, and
+    a block shrunk to nothing leaves the stack.
+    """
+    block = g.stack[index]
+    span = g.block_rows(index)
+    top = span.stop  # first row above the block
+    rows = block.rows + delta
 
-def _with_garbage_rows(g: Genome, delta: int) -> Genome:
-    """Grow or shrink the last garbage block by ``delta`` rows, moving cells and wells along."""
-    blocks = list(g.garbage)
-    if delta > 0:
-        if blocks:
-            blocks[-1] = replace(blocks[-1], rows=blocks[-1].rows + delta)
-        else:
-            blocks.append(GarbageBlock(delta, 1))
+    def move(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
+        moved = []
+        for r, c in cells:
+            if delta < 0 and top + delta <= r < top:
+                continue  # the row holding this cell was removed
+            if r >= top:
+                r += delta
+                if r > MAX_CELL_ROW:
+                    continue  # lifted into the spawn zone: drop rather than block the spawn
+            moved.append((r, c))
+        return tuple(moved)
+
+    resized: list[Block] = list(g.stack)
+    if rows <= 0:
+        del resized[index]
+    elif isinstance(block, Well):
+        resized[index] = Well(block.column, rows)
     else:
-        remove = -delta
-        while remove and blocks:
-            take = min(remove, blocks[-1].rows)
-            remove -= take
-            rows = blocks[-1].rows - take
-            blocks[-1] = replace(blocks[-1], rows=rows)
-            if rows == 0:
-                blocks.pop()
-    total = sum(b.rows for b in blocks)
-    shift = total - g.garbage_rows
-    wells = tuple(Well(w.column, min(w.depth, total)) for w in g.wells if total > 0)
-    return replace(
-        g,
-        garbage=tuple(blocks),
-        wells=wells,
-        filled=_shift_cells(g.filled, shift),
-        cleared=_shift_cells(g.cleared, shift),
-    )
+        resized[index] = GarbageBlock(rows, block.holes)
+    return replace(g, stack=tuple(resized), filled=move(g.filled), cleared=move(g.cleared))
+
+
+def _pick(indices: list[int], rng: np.random.Generator) -> int | None:
+    return indices[int(rng.integers(len(indices)))] if indices else None
+
+
+def _garbage_indices(g: Genome) -> list[int]:
+    return [i for i, b in enumerate(g.stack) if isinstance(b, GarbageBlock)]
+
+
+def _well_indices(g: Genome) -> list[int]:
+    return [i for i, b in enumerate(g.stack) if isinstance(b, Well)]
 
 
 def add_garbage(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    room = MAX_GARBAGE_ROWS - g.garbage_rows
+    room = MUTATION_MAX_STACK_ROWS - g.stack_rows
     if room <= 0:
         return None
     rows = int(rng.integers(1, min(2, room) + 1))
-    child = _with_garbage_rows(g, rows)
-    return child, f"garbage rows {g.garbage_rows} → {child.garbage_rows}"
+    index = _pick(_garbage_indices(g), rng)
+    if index is None:
+        # A new block pushed last lies at the very bottom, under everything else.
+        pushed = replace(g, stack=(*g.stack, GarbageBlock(rows, 1)))
+        child = replace(
+            pushed, filled=_shift(g.filled, rows), cleared=_shift(g.cleared, rows)
+        )
+        return child, f"new bottom block of {rows} garbage row(s) with 1 hole each"
+    child = _resize_block(g, index, rows)
+    block = g.stack[index]
+    return child, f"garbage rows {block.rows} → {block.rows + rows} (block {index + 1})"
+
+
+def _shift(cells: tuple[Cell, ...], by: int) -> tuple[Cell, ...]:
+    """Lift explicit cells by ``by`` rows, dropping those lifted into the spawn zone."""
+    return tuple((r + by, c) for r, c in cells if r + by <= MAX_CELL_ROW)
 
 
 def remove_garbage(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    if g.garbage_rows == 0:
+    index = _pick(_garbage_indices(g), rng)
+    if index is None:
         return None
-    rows = int(rng.integers(1, min(2, g.garbage_rows) + 1))
-    child = _with_garbage_rows(g, -rows)
-    return child, f"garbage rows {g.garbage_rows} → {child.garbage_rows}"
+    block = g.stack[index]
+    rows = min(block.rows, int(rng.integers(1, 3)))
+    child = _resize_block(g, index, -rows)
+    return child, f"garbage rows {block.rows} → {block.rows - rows} (block {index + 1})"
 
 
 def _change_holes(g: Genome, rng: np.random.Generator, step: int) -> tuple[Genome, str] | None:
     candidates = [
-        i for i, b in enumerate(g.garbage) if 1 <= b.holes + step <= MUTATION_MAX_HOLES
+        i
+        for i, b in enumerate(g.stack)
+        if isinstance(b, GarbageBlock) and 1 <= b.holes + step <= MUTATION_MAX_HOLES
     ]
-    if not candidates:
+    index = _pick(candidates, rng)
+    if index is None:
         return None
-    i = candidates[int(rng.integers(len(candidates)))]
-    blocks = list(g.garbage)
-    before = blocks[i].holes
-    blocks[i] = replace(blocks[i], holes=before + step)
-    note = f"holes per row in garbage block {i + 1} {before} → {before + step}"
-    return replace(g, garbage=tuple(blocks)), note
+    block = g.stack[index]
+    assert isinstance(block, GarbageBlock)
+    stack = list(g.stack)
+    stack[index] = GarbageBlock(block.rows, block.holes + step)
+    note = f"holes per garbage row {block.holes} → {block.holes + step} (block {index + 1})"
+    return replace(g, stack=tuple(stack)), note
 
 
 def more_holes(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
@@ -197,77 +230,64 @@ def fewer_holes(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | Non
 
 def move_holes(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
     """Swap the hole counts of two garbage blocks with different counts."""
+    blocks = [(i, g.stack[i]) for i in _garbage_indices(g)]
     pairs = [
         (i, j)
-        for i in range(len(g.garbage))
-        for j in range(i + 1, len(g.garbage))
-        if g.garbage[i].holes != g.garbage[j].holes
+        for i, a in blocks
+        for j, b in blocks
+        if i < j and isinstance(a, GarbageBlock) and isinstance(b, GarbageBlock)
+        and a.holes != b.holes
     ]
     if not pairs:
         return None
     i, j = pairs[int(rng.integers(len(pairs)))]
-    blocks = list(g.garbage)
-    blocks[i], blocks[j] = (
-        replace(blocks[i], holes=g.garbage[j].holes),
-        replace(blocks[j], holes=g.garbage[i].holes),
-    )
+    a, b = g.stack[i], g.stack[j]
+    assert isinstance(a, GarbageBlock) and isinstance(b, GarbageBlock)
+    stack = list(g.stack)
+    stack[i], stack[j] = GarbageBlock(a.rows, b.holes), GarbageBlock(b.rows, a.holes)
     note = f"swapped hole counts of garbage blocks {i + 1} and {j + 1}"
-    return replace(g, garbage=tuple(blocks)), note
-
-
-# --- wells ---------------------------------------------------------------------------------
+    return replace(g, stack=tuple(stack)), note
 
 
 def deepen_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    total = g.garbage_rows
-    deepenable = [w for w in g.wells if w.depth < total]
-    if deepenable:
-        well = deepenable[int(rng.integers(len(deepenable)))]
-        depth = min(total, well.depth + int(rng.integers(1, 3)))
-        wells = tuple(Well(w.column, depth) if w == well else w for w in g.wells)
-        # A filled cell in the way would stop the well; the edit removes it.
-        rows = range(total - depth, total)
-        filled = tuple(c for c in g.filled if not (c[1] == well.column and c[0] in rows))
-        note = f"well in column {well.column} depth {well.depth} → {depth}"
-        return replace(g, wells=wells, filled=filled), note
-    if g.wells or total < 2:
+    room = MUTATION_MAX_STACK_ROWS - g.stack_rows
+    if room <= 0:
         return None
-    column = int(rng.integers(BOARD_WIDTH))
-    depth = min(total, 2)
-    rows = range(total - depth, total)
-    filled = tuple(c for c in g.filled if not (c[1] == column and c[0] in rows))
-    wells = (Well(column, depth),)
-    return replace(g, wells=wells, filled=filled), f"new well {depth} deep in column {column}"
+    extra = int(rng.integers(1, min(2, room) + 1))
+    index = _pick(_well_indices(g), rng)
+    if index is None:
+        if room < 2:
+            return None
+        # Pushed first, so it ends on top of everything: an open well.
+        column = int(rng.integers(BOARD_WIDTH))
+        child = replace(g, stack=(Well(column, 2), *g.stack))
+        return child, f"new 2-deep well in column {column} on top of the stack"
+    block = g.stack[index]
+    note = f"well depth {block.rows} → {block.rows + extra} (block {index + 1})"
+    return _resize_block(g, index, extra), note
 
 
 def shallow_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    if not g.wells:
+    index = _pick(_well_indices(g), rng)
+    if index is None:
         return None
-    well = g.wells[int(rng.integers(len(g.wells)))]
-    depth = max(0, well.depth - int(rng.integers(1, 3)))
-    wells = tuple(w for w in g.wells if w != well)
-    if depth:
-        wells += (Well(well.column, depth),)
-    note = f"well in column {well.column} depth {well.depth} → {depth}"
-    # Rows the well gave up become plain garbage again: drop the cleared run entirely.
-    return replace(g, wells=wells), note
+    block = g.stack[index]
+    rows = min(block.rows, int(rng.integers(1, 3)))
+    note = f"well depth {block.rows} → {block.rows - rows} (block {index + 1})"
+    return _resize_block(g, index, -rows), note
 
 
 def move_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    if not g.wells:
+    index = _pick(_well_indices(g), rng)
+    if index is None:
         return None
-    well = g.wells[int(rng.integers(len(g.wells)))]
-    taken = {w.column for w in g.wells}
-    free = [c for c in range(BOARD_WIDTH) if c not in taken]
-    if not free:
-        return None
-    column = free[int(rng.integers(len(free)))]
-    total = g.garbage_rows
-    rows = range(total - well.depth, total)
-    filled = tuple(c for c in g.filled if not (c[1] == column and c[0] in rows))
-    wells = tuple(Well(column, w.depth) if w == well else w for w in g.wells)
-    note = f"well moved from column {well.column} to {column}"
-    return replace(g, wells=wells, filled=filled), note
+    block = g.stack[index]
+    assert isinstance(block, Well)
+    column = int(rng.choice([c for c in range(BOARD_WIDTH) if c != block.column]))
+    stack = list(g.stack)
+    stack[index] = Well(column, block.depth)
+    note = f"well moved from column {block.column} to {column} (block {index + 1})"
+    return replace(g, stack=tuple(stack)), note
 
 
 # --- surface cells -------------------------------------------------------------------------
@@ -275,7 +295,7 @@ def move_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
 
 def add_bumps(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
     """Fill 1–3 cells on top of the garbage (never completing a row, never in a well)."""
-    base = g.garbage_rows
+    base = g.stack_rows
     if base + 1 > MAX_CELL_ROW:
         return None
     filled = set(g.filled)
@@ -322,7 +342,10 @@ def mirror(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
         weights = tuple(weights[i] for i in order)
     child = replace(
         g,
-        wells=tuple(Well(BOARD_WIDTH - 1 - w.column, w.depth) for w in g.wells),
+        stack=tuple(
+            Well(BOARD_WIDTH - 1 - b.column, b.depth) if isinstance(b, Well) else b
+            for b in g.stack
+        ),
         filled=flip(g.filled),
         cleared=flip(g.cleared),
         piece_weights=weights,
@@ -421,19 +444,13 @@ def min_pieces_for_lines(g: Genome, lines: int) -> int:
     """Pieces a lines-within-pieces goal should allow at least, with a safety margin.
 
     Counts the empty cells of the ``lines`` fullest rows at the start (garbage rows lack
-    ``holes`` cells plus any well; other rows are empty) and divides by a conservative number
-    of useful cells per piece.
+    ``holes`` cells, well rows one; other rows are empty; explicit cells are ignored) and
+    divides by a conservative number of useful cells per piece.
     """
     missing: list[int] = []
-    row = 0
-    wells_by_row: dict[int, int] = {}
-    for w in g.wells:
-        for r in range(g.garbage_rows - w.depth, g.garbage_rows):
-            wells_by_row[r] = wells_by_row.get(r, 0) + 1
-    for block in g.garbage:
-        for _ in range(block.rows):
-            missing.append(min(BOARD_WIDTH, block.holes + wells_by_row.get(row, 0)))
-            row += 1
+    for block in g.stack:
+        empty = 1 if isinstance(block, Well) else block.holes
+        missing.extend([empty] * block.rows)
     missing.sort()
     needed = sum(missing[:lines]) + BOARD_WIDTH * max(0, lines - len(missing))
     return max(1, math.ceil(needed / CELLS_PER_PIECE_MARGIN))

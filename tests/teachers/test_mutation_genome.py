@@ -12,8 +12,6 @@ from hypothesis import strategies as st
 
 from dicode.domains.tetris.schema import BOARD_WIDTH, PIECE_NAMES
 from dicode.teachers.genome import (
-    MAX_CELL_ROW,
-    MAX_GARBAGE_ROWS,
     GarbageBlock,
     Genome,
     Well,
@@ -25,7 +23,9 @@ from dicode.teachers.genome import (
     write_level,
 )
 from dicode.teachers.genome_edits import (
+    MAX_CELL_ROW,
     MUTATION_MAX_HOLES,
+    MUTATION_MAX_STACK_ROWS,
     Direction,
     min_pieces_for_lines,
     mutate,
@@ -37,17 +37,14 @@ ALLOWED_IMPORTS = {"math", "itertools", "functools", "collections", "numpy"}
 
 @st.composite
 def genomes(draw: st.DrawFn) -> Genome:
+    block = st.builds(
+        GarbageBlock, st.integers(1, 4), st.integers(1, MUTATION_MAX_HOLES)
+    ) | st.builds(Well, st.integers(0, BOARD_WIDTH - 1), st.integers(1, 4))
     blocks = draw(
-        st.lists(
-            st.builds(GarbageBlock, st.integers(1, 4), st.integers(1, MUTATION_MAX_HOLES)),
-            max_size=3,
-        ).filter(lambda bs: sum(b.rows for b in bs) <= MAX_GARBAGE_ROWS)
+        st.lists(block, max_size=3).filter(
+            lambda bs: sum(b.rows for b in bs) <= MUTATION_MAX_STACK_ROWS
+        )
     )
-    total = sum(b.rows for b in blocks)
-    wells: list[Well] = []
-    if total:
-        columns = draw(st.lists(st.integers(0, BOARD_WIDTH - 1), unique=True, max_size=2))
-        wells = [Well(c, draw(st.integers(1, total))) for c in columns]
     cell = st.tuples(st.integers(0, MAX_CELL_ROW), st.integers(0, BOARD_WIDTH - 1))
     weights = st.none() | st.lists(
         st.floats(0, 10, allow_nan=False).map(lambda w: round(w, 3)), min_size=7, max_size=7
@@ -56,8 +53,7 @@ def genomes(draw: st.DrawFn) -> Genome:
     pieces = draw(st.none() | st.integers(1, 400))
     return Genome(
         description=draw(st.text(max_size=80)),
-        garbage=tuple(blocks),
-        wells=tuple(wells),
+        stack=tuple(blocks),
         filled=tuple(draw(st.lists(cell, max_size=6))),
         cleared=tuple(draw(st.lists(cell, max_size=4))),
         piece_weights=draw(weights),
@@ -87,7 +83,8 @@ def test_written_levels_read_back_to_the_same_genome(genome: Genome) -> None:
     tree = ast.parse(source)
     assert ast.get_docstring(tree) == genome.description or genome.description == ""
     assert [type(n).__name__ for n in tree.body[1:]] == ["FunctionDef"]
-    assert set(_calls(source)) <= {"garbage", "fill", "clear", "pieces", "sequence", "goal"}
+    allowed = {"garbage", "well", "fill", "clear", "pieces", "sequence", "goal"}
+    assert set(_calls(source)) <= allowed
 
 
 def test_reader_follows_constants_loops_and_garbage_pushes() -> None:
@@ -98,12 +95,15 @@ import numpy as np
 DEPTH = 3
 
 def build(level, rng):
-    level.fill(0, 4)          # pushed up by the 5 garbage rows below
+    level.fill(0, 4)          # lifted by the 3 + 5 rows pushed below it
+    level.well(9, DEPTH)
     level.garbage(5, holes=2)
-    for row in range(5 - DEPTH, 5):
-        level.clear(row, 9)
+    for row in range(1, 3):
+        level.clear(row, 0)
     for col in (0, 1):
-        level.fill(5, col)
+        level.fill(8, col)
+    level.row(9, "##........")
+    level.column(7, 2)
     level.pieces({"I": 1, "S": 2.5})
     level.sequence("IZ")
     level.goal(lines=4, pieces=40)
@@ -112,9 +112,10 @@ def build(level, rng):
     assert reading.exact
     g = reading.genome
     assert g.description == "Dig down.\n\nIndented second paragraph."
-    assert g.garbage == (GarbageBlock(5, 2),)
-    assert g.wells == (Well(9, 3),)
-    assert g.filled == ((5, 0), (5, 1), (5, 4))
+    assert g.stack == (Well(9, 3), GarbageBlock(5, 2))
+    # row() writes empty cells too, but clears above the stack change nothing and are dropped.
+    assert g.filled == ((0, 7), (1, 7), (8, 0), (8, 1), (8, 4), (9, 0), (9, 1))
+    assert g.cleared == ((1, 0), (2, 0))
     assert g.piece_weights == (1.0, 0.0, 0.0, 2.5, 0.0, 0.0, 0.0)
     assert (g.sequence, g.goal_lines, g.goal_pieces) == ("IZ", 4, 40)
 
@@ -130,7 +131,8 @@ def build(level, rng):
         ('"""x"""\n', "no build"),
         ('"""x"""\ndef build(level, rng):\n    level._board[0] = 1\n', "assignments"),
         ('"""x"""\ndef build(level, rng):\n    level._push(0)\n', "level._push"),
-        ('"""x"""\ndef build(level, rng):\n    level.garbage(50)\n', "garbage rows"),
+        ('"""x"""\ndef build(level, rng):\n    level.garbage(19)\n', "pushed rows"),
+        ('"""x"""\ndef build(level, rng):\n    level.fill(19, 0)\n    level.garbage(1)\n', "off"),
         (
             '"""x"""\ndef build(level, rng):\n    for i in range(1000000000):\n        pass\n',
             "long",
@@ -148,7 +150,7 @@ def test_code_outside_the_grammar_falls_back_to_the_standard_game(source: str, r
     assert not reading.exact
     assert reason in " ".join(reading.unsupported)
     fallback = reading.genome
-    assert (fallback.garbage, fallback.filled, fallback.piece_weights) == ((), (), None)
+    assert (fallback.stack, fallback.filled, fallback.piece_weights) == ((), (), None)
     assert (fallback.goal_lines, fallback.goal_pieces) == (None, None)
     assert parse_level(source) == fallback
 
@@ -187,8 +189,10 @@ def test_edits_stay_in_bounds_and_write_readable_levels(
     child = mutation.child
     check_bounds(child)
     assert 1 <= len(mutation.edits) <= 2
-    hole_cap = max([MUTATION_MAX_HOLES, *(b.holes for b in parent.garbage)])
-    assert all(b.holes <= hole_cap for b in child.garbage)
+    holes = [b.holes for b in (*parent.stack, *child.stack) if isinstance(b, GarbageBlock)]
+    assert max(holes, default=0) <= MUTATION_MAX_HOLES
+    assert child.stack_rows <= max(MUTATION_MAX_STACK_ROWS, parent.stack_rows)
+    assert all(r <= MAX_CELL_ROW for r, _ in child.filled)
     assert read_genome(write_level(child)).genome == child
 
 
@@ -207,7 +211,7 @@ def test_tightened_goals_stay_plausible(parent: Genome, seed: int) -> None:
 
 
 def test_mutation_is_seeded() -> None:
-    parent = Genome("p", garbage=(GarbageBlock(4, 1),), goal_lines=3, goal_pieces=30)
+    parent = Genome("p", stack=(GarbageBlock(4, 1),), goal_lines=3, goal_pieces=30)
     runs = [
         [mutate(parent, d, np.random.default_rng(7)) for d in Direction] for _ in range(2)
     ]
@@ -217,8 +221,7 @@ def test_mutation_is_seeded() -> None:
 def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
     parent = Genome(
         "p",
-        garbage=(GarbageBlock(4, 2),),
-        wells=(Well(3, 2),),
+        stack=(Well(3, 2), GarbageBlock(4, 2)),
         filled=((4, 0),),
         piece_weights=(1.0,) * 7,
         sequence="SZ",
@@ -233,8 +236,8 @@ def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
         for edit in harder.edits:
             h = harder.child
             match edit.kind:
-                case "add_garbage":
-                    assert h.garbage_rows > parent.garbage_rows
+                case "add_garbage" | "deepen_well":
+                    assert h.stack_rows > parent.stack_rows
                 case "harsher_pieces":
                     assert h.piece_weights is not None
                     assert h.piece_weights[s] > 1 and h.piece_weights[z] > 1
@@ -245,8 +248,8 @@ def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
         for edit in easier.edits:
             e = easier.child
             match edit.kind:
-                case "remove_garbage":
-                    assert e.garbage_rows < parent.garbage_rows
+                case "remove_garbage" | "shallow_well":
+                    assert e.stack_rows < parent.stack_rows
                 case "kinder_pieces":
                     assert e.piece_weights is not None and e.piece_weights[i] > 1
                 case "loosen_goal":
