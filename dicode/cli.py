@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import typer
 
+from dicode.teachers.cli import teach_app
+
 app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
+app.add_typer(teach_app, name="teach")
 
 
 def main() -> None:
