@@ -24,16 +24,21 @@ import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
+from dicode.domains.tetris.builder import (
+    BOARD_HEIGHT,
+    BOARD_WIDTH,
+    MAX_GOAL_LINES,
+    MAX_GOAL_PIECES,
+    MAX_SEQUENCE,
+    PIECE_NAMES,
+    SPAWN_ROWS,
+)
 
 # What the genome accepts: the builder's own limits (the mutation operators keep tighter caps,
-# see genome_edits). The spawn area is the top SPAWN_ROWS rows.
-SPAWN_ROWS = 2
+# see genome_edits). Weights are unbounded in the builder; the genome keeps them readable.
 MAX_STACK_ROWS = BOARD_HEIGHT - SPAWN_ROWS
 MAX_HOLES = BOARD_WIDTH - 1
-MAX_WEIGHT = 100.0
-MAX_GOAL_LINES = 250
-MAX_GOAL_PIECES = 1000
+MAX_WEIGHT = 1000.0
 # The reader gives up on loops that would unroll into more builder calls or steps than this.
 MAX_UNROLLED_CALLS = 2000
 MAX_LOOP_STEPS = 10_000

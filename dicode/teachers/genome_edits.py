@@ -1,4 +1,4 @@
-"""Typed edits of a Tetris level genome, grouped by the direction they push difficulty.
+"""Typed edits of a Tetris level genome, grouped by the instruction they push difficulty.
 
 ACCEL-style mutation: a child differs from its parent by one or two small, typed edits. Which
 edits are on offer depends on the instruction derived from the parent's status:
@@ -21,11 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import StrEnum
 
 import numpy as np
 
-from dicode.domains.tetris.schema import BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
+from dicode.domains.tetris.builder import BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
+from dicode.teachers.base import MutationInstruction
 from dicode.teachers.genome import (
     MAX_GOAL_LINES,
     MAX_GOAL_PIECES,
@@ -54,14 +54,6 @@ _MIRROR = str.maketrans("SZJL", "ZSLJ")
 _I, _S, _Z = PIECE_NAMES.index("I"), PIECE_NAMES.index("S"), PIECE_NAMES.index("Z")
 
 
-class Direction(StrEnum):
-    """Which way the child's difficulty should move relative to the parent."""
-
-    HARDER = "harder"
-    EASIER = "easier"
-    VARY = "vary"
-
-
 @dataclass(frozen=True)
 class Edit:
     """One applied edit: its operator name and a human-readable ``before → after`` note."""
@@ -75,7 +67,7 @@ class Mutation:
     """A child genome and the edits that made it from the parent."""
 
     child: Genome
-    direction: Direction
+    instruction: MutationInstruction
     edits: tuple[Edit, ...]
 
 
@@ -83,23 +75,24 @@ Operator = Callable[[Genome, np.random.Generator], tuple[Genome, str] | None]
 
 
 def mutate(
-    parent: Genome, direction: Direction, rng: np.random.Generator, max_edits: int = 2
+    parent: Genome, instruction: MutationInstruction, rng: np.random.Generator, max_edits: int = 2
 ) -> Mutation:
-    """Apply 1..``max_edits`` edits of ``direction`` to ``parent`` (always at least one edit).
+    """Apply 1..``max_edits`` edits of ``instruction`` to ``parent`` (always at least one edit).
 
-    When no edit of the requested direction applies (every field already at its bound), one
-    ``vary`` edit is made instead and the returned direction says so.
+    When no edit of the requested instruction applies (every field already at its bound), one
+    ``vary`` edit is made instead and the returned instruction says so.
     """
     genome = parent.normalized()
-    wanted = int(rng.integers(1, max_edits + 1)) if direction is not Direction.VARY else 1
-    edits = _apply_some(genome, OPERATORS[direction], wanted, rng)
-    used = direction
+    vary = instruction is MutationInstruction.VARY
+    wanted = 1 if vary else int(rng.integers(1, max_edits + 1))
+    edits = _apply_some(genome, OPERATORS[instruction], wanted, rng)
+    used = instruction
     if not edits:
-        edits = _apply_some(genome, OPERATORS[Direction.VARY], 1, rng)
-        used = Direction.VARY
+        edits = _apply_some(genome, OPERATORS[MutationInstruction.VARY], 1, rng)
+        used = MutationInstruction.VARY
     child = edits[-1][1] if edits else genome
     check_bounds(child)
-    return Mutation(child=child, direction=used, edits=tuple(edit for edit, _ in edits))
+    return Mutation(child=child, instruction=used, edits=tuple(edit for edit, _ in edits))
 
 
 def _apply_some(
@@ -507,8 +500,8 @@ def loosen_goal(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | Non
     return replace(g, goal_pieces=new_pieces), f"goal pieces {pieces} → {new_pieces}"
 
 
-OPERATORS: dict[Direction, dict[str, Operator]] = {
-    Direction.HARDER: {
+OPERATORS: dict[MutationInstruction, dict[str, Operator]] = {
+    MutationInstruction.HARDER: {
         "add_garbage": add_garbage,
         "more_holes": more_holes,
         "deepen_well": deepen_well,
@@ -517,7 +510,7 @@ OPERATORS: dict[Direction, dict[str, Operator]] = {
         "harsh_opening": harsh_opening,
         "tighten_goal": tighten_goal,
     },
-    Direction.EASIER: {
+    MutationInstruction.EASIER: {
         "remove_garbage": remove_garbage,
         "fewer_holes": fewer_holes,
         "shallow_well": shallow_well,
@@ -526,7 +519,7 @@ OPERATORS: dict[Direction, dict[str, Operator]] = {
         "kind_opening": kind_opening,
         "loosen_goal": loosen_goal,
     },
-    Direction.VARY: {
+    MutationInstruction.VARY: {
         "mirror": mirror,
         "move_well": move_well,
         "move_holes": move_holes,

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicode.domains.tetris.schema import BOARD_WIDTH, PIECE_NAMES
+from dicode.domains.tetris.builder import BOARD_WIDTH, PIECE_NAMES
+from dicode.teachers.base import MutationInstruction
 from dicode.teachers.genome import (
     GarbageBlock,
     Genome,
@@ -26,7 +27,6 @@ from dicode.teachers.genome_edits import (
     MAX_CELL_ROW,
     MUTATION_MAX_HOLES,
     MUTATION_MAX_STACK_ROWS,
-    Direction,
     min_pieces_for_lines,
     mutate,
     tighten_goal,
@@ -181,11 +181,11 @@ def test_docstring_with_quotes_and_backslashes_round_trips() -> None:
 
 
 @settings(max_examples=120, deadline=None)
-@given(genomes(), st.sampled_from(list(Direction)), st.integers(0, 2**32 - 1))
+@given(genomes(), st.sampled_from(list(MutationInstruction)), st.integers(0, 2**32 - 1))
 def test_edits_stay_in_bounds_and_write_readable_levels(
-    parent: Genome, direction: Direction, seed: int
+    parent: Genome, instruction: MutationInstruction, seed: int
 ) -> None:
-    mutation = mutate(parent, direction, np.random.default_rng(seed))
+    mutation = mutate(parent, instruction, np.random.default_rng(seed))
     child = mutation.child
     check_bounds(child)
     assert 1 <= len(mutation.edits) <= 2
@@ -213,7 +213,7 @@ def test_tightened_goals_stay_plausible(parent: Genome, seed: int) -> None:
 def test_mutation_is_seeded() -> None:
     parent = Genome("p", stack=(GarbageBlock(4, 1),), goal_lines=3, goal_pieces=30)
     runs = [
-        [mutate(parent, d, np.random.default_rng(7)) for d in Direction] for _ in range(2)
+        [mutate(parent, d, np.random.default_rng(7)) for d in MutationInstruction] for _ in range(2)
     ]
     assert runs[0] == runs[1]
 
@@ -231,8 +231,8 @@ def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
     rng = np.random.default_rng(0)
     s, z, i = PIECE_NAMES.index("S"), PIECE_NAMES.index("Z"), PIECE_NAMES.index("I")
     for _ in range(60):
-        harder = mutate(parent, Direction.HARDER, rng)
-        easier = mutate(parent, Direction.EASIER, rng)
+        harder = mutate(parent, MutationInstruction.HARDER, rng)
+        easier = mutate(parent, MutationInstruction.EASIER, rng)
         for edit in harder.edits:
             h = harder.child
             match edit.kind:
@@ -261,7 +261,7 @@ def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
 
 def test_easier_from_the_standard_game_gives_it_a_finish_line_sometimes() -> None:
     rng = np.random.default_rng(3)
-    children = [mutate(default_genome(), Direction.EASIER, rng) for _ in range(30)]
+    children = [mutate(default_genome(), MutationInstruction.EASIER, rng) for _ in range(30)]
     kinds = {edit.kind for child in children for edit in child.edits}
     assert "loosen_goal" in kinds
     assert kinds <= {"kinder_pieces", "kind_opening", "loosen_goal"}
