@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -78,9 +79,16 @@ class Genome:
     in final board coordinates, applied after the pushes. ``piece_weights`` is ``None`` for the
     uniform draw, else 7 weights in ``"IOTSZJL"`` order. ``goal_lines`` / ``goal_pieces``
     follow ``level.goal``: both ``None`` is the standard game.
+
+    ``module_code`` (module-level statements such as imports and helpers) and ``setup_code``
+    (the leading statements of ``build`` the genome does not model, e.g. ones that use
+    ``rng``) are kept verbatim from the parent and written back unchanged: the genome edits
+    what follows them. Pushes lift whatever the setup code drew.
     """
 
     description: str
+    module_code: str = ""
+    setup_code: str = ""
     stack: tuple[Block, ...] = ()
     filled: tuple[Cell, ...] = ()
     cleared: tuple[Cell, ...] = ()
@@ -145,7 +153,7 @@ def read_genome(source: str) -> GenomeReading:
         return GenomeReading(default_genome(), (f"the code does not parse: {exc}",))
     docstring = ast.get_docstring(tree, clean=True)
     try:
-        genome = _read_module(tree, docstring or "")
+        genome = _read_module(tree, docstring or "", source)
     except GenomeError as exc:
         return GenomeReading(default_genome(docstring), (str(exc),))
     return GenomeReading(genome)
@@ -180,10 +188,15 @@ def write_level(genome: Genome) -> str:
         if g.goal_pieces is not None:
             args.append(f"pieces={g.goal_pieces}")
         body.append(f"level.goal({', '.join(args)})")
-    if not body:
+    if not body and not g.setup_code:
         body.append("pass  # the standard game: nothing to change")
-    lines = [_docstring_literal(g.description), "", "", "def build(level, rng):"]
-    lines.extend(f"    {line}" for line in body)
+    if g.setup_code:
+        body = [*g.setup_code.splitlines(), *body]
+    lines = [_docstring_literal(g.description), ""]
+    if g.module_code:
+        lines += [g.module_code, ""]
+    lines += ["", "def build(level, rng):"]
+    lines.extend(f"    {line}" if line else "" for line in body)
     return "\n".join(lines) + "\n"
 
 
@@ -228,6 +241,8 @@ def describe(genome: Genome) -> str:
     else:
         goal = "The standard game: play as long as possible."
     start: list[str] = []
+    if g.setup_code:
+        start.append("the parent's own set-up code")
     # Bottom to top reads naturally: the last push is the lowest block.
     for block in reversed(g.stack):
         if isinstance(block, Well):
@@ -260,8 +275,8 @@ def describe(genome: Genome) -> str:
 def _canonical(g: Genome) -> Genome:
     """One spelling per level: per cell only the last edit counts, and no-op clears go.
 
-    A clear above the pushed rows, or in a well's open column, empties a cell that is empty
-    anyway, so it is dropped.
+    A clear in a well's open column, or (without set-up code) above the pushed rows, empties a
+    cell that is empty anyway, so it is dropped.
     """
     last_edit: dict[Cell, bool] = {}  # cell -> filled?
     for cell in g.filled:
@@ -277,7 +292,9 @@ def _canonical(g: Genome) -> Genome:
         sorted(
             c
             for c, is_filled in last_edit.items()
-            if not is_filled and c[0] < g.stack_rows and c not in open_cells
+            if not is_filled
+            and (g.setup_code or c[0] < g.stack_rows)
+            and c not in open_cells
         )
     )
     weights = g.piece_weights
@@ -309,13 +326,31 @@ def _docstring_literal(text: str) -> str:
 
 # --- the reader ----------------------------------------------------------------------------
 
-_ALLOWED_IMPORTS = frozenset({"math", "itertools", "functools", "collections", "numpy"})
-Value = int | float | str | None | dict[str, float]
+Value = int | float | str | bool | None | dict[str, float]
+
+# Builder methods that set the piece supply or the goal (last call wins, order-free with
+# respect to the board); every other modelled method edits the board.
+_SETTERS = frozenset({"pieces", "sequence", "goal"})
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "fill": ("row", "col"),
+    "clear": ("row", "col"),
+    "row": ("row", "cells"),
+    "column": ("col", "height"),
+    "garbage": ("rows", "holes"),
+    "well": ("col", "depth"),
+    "pieces": ("weights",),
+    "sequence": ("pieces",),
+    "goal": ("lines", "pieces"),
+}
+_BUILDER_SIZES = {"width": BOARD_WIDTH, "height": BOARD_HEIGHT}
+# What kept (unmodelled) code may use on the builder: board edits and reads, never setters.
+_KEPT_BUILDER_ATTRIBUTES = frozenset(_SIGNATURES) - _SETTERS | {"is_filled", *_BUILDER_SIZES}
+_FUNCTIONS = {"int": int, "abs": abs, "min": min, "max": max}
 
 
 @dataclass
 class _Trace:
-    """Builder calls in the order the level makes them."""
+    """What the modelled builder calls did, in call order."""
 
     stack: list[Block] = field(default_factory=list)
     # (row, col, filled?, rows pushed before the edit)
@@ -327,37 +362,180 @@ class _Trace:
     calls: int = 0
     loop_steps: int = 0
 
+    def copy(self) -> _Trace:
+        return replace(self, stack=list(self.stack), cell_edits=list(self.cell_edits))
 
-def _read_module(tree: ast.Module, docstring: str) -> Genome:
-    constants: dict[str, Value] = {}
+
+@dataclass
+class _Scope:
+    """Names the reader knows while walking ``build``: constants and the builder's name."""
+
+    env: dict[str, Value]
+    level: str
+    rng: str = "rng"
+
+    def check_target(self, name: str, where: str) -> None:
+        if name in (self.level, self.rng):
+            raise GenomeError(f"{where}: {name} is rebound")
+
+
+def _read_module(tree: ast.Module, docstring: str, source: str) -> Genome:
+    env: dict[str, Value] = {}
+    kept: list[str] = []
     build: ast.FunctionDef | None = None
     for index, node in enumerate(tree.body):
         if index == 0 and _is_docstring(node):
             continue
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            _check_import(node)
-        elif isinstance(node, ast.Assign):
-            _assign(node, constants, f"line {node.lineno}")
-        elif isinstance(node, ast.FunctionDef) and node.name == "build" and build is None:
+        if isinstance(node, ast.FunctionDef) and node.name == "build":
+            if build is not None:
+                raise GenomeError(f"line {node.lineno}: a second build function")
             build = node
-        else:
-            raise GenomeError(f"line {node.lineno}: {type(node).__name__} at module level")
+            continue
+        if "build" in _stored_names(node):
+            raise GenomeError(f"line {node.lineno}: module code rebinds build")
+        for child in ast.walk(node):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                _check_import(child)
+        # Everything else at module level (imports, constants, helpers) is kept verbatim; a
+        # constant it binds is also known to the reader.
+        kept.append(_segment(source, node))
+        if isinstance(node, ast.Assign):
+            try:
+                _assign(node, env, f"line {node.lineno}")
+                continue
+            except GenomeError:
+                pass
+        for name in _stored_names(node):
+            env.pop(name, None)
     if build is None:
         raise GenomeError("no build(level, rng) function")
-    names = [a.arg for a in build.args.args]
-    if len(names) != 2 or build.decorator_list or build.args.vararg or build.args.kwarg:
-        raise GenomeError("build must take exactly (level, rng)")
-    trace = _Trace()
-    _run_block(build.body, dict(constants), names[0], trace)
+    arguments = build.args
+    names = [a.arg for a in arguments.args]
+    if (
+        len(names) != 2
+        or build.decorator_list
+        or arguments.vararg
+        or arguments.kwarg
+        or arguments.kwonlyargs
+        or arguments.posonlyargs
+    ):
+        raise GenomeError("build must be a plain function of (level, rng)")
+    trace, setup = _read_build(build, _Scope(env, names[0], names[1]), names[1], source)
+    if setup and names != ["level", "rng"]:
+        raise GenomeError(f"build({', '.join(names)}): kept set-up code needs (level, rng)")
     genome = _genome_from_trace(trace, docstring)
+    genome = replace(genome, module_code="\n\n".join(kept), setup_code="\n".join(setup))
     check_bounds(genome)
-    return genome
+    return genome.normalized()
+
+
+def _read_build(
+    build: ast.FunctionDef, scope: _Scope, rng: str, source: str
+) -> tuple[_Trace, list[str]]:
+    """Walk ``build``'s statements: model what the grammar covers, keep the rest verbatim.
+
+    Statements up to the last one outside the grammar become the set-up code (board edits
+    among them included, so their order is kept); setter calls are lifted out of it, which
+    is safe because kept code may not touch the setters.
+    """
+    body = build.body[1:] if build.body and _is_docstring(build.body[0]) else build.body
+    trace = _Trace()
+    setup: list[str] = []
+    pending: list[str] = []  # modelled board statements since the last kept one
+    for node in body:
+        trial = trace.copy()
+        env = dict(scope.env)
+        try:
+            _run_block([node], _Scope(env, scope.level, rng), trial)
+        except GenomeError as reason:
+            _check_keepable(node, scope.level, rng, reason)
+            setup.extend([*pending, _segment(source, node)])
+            pending = []
+            # The board edits modelled so far now live in the set-up code.
+            trace.stack, trace.cell_edits = [], []
+            for name in _stored_names(node):
+                scope.env.pop(name, None)
+            continue
+        trace = trial
+        scope.env = env
+        if not _is_setter_call(node, scope.level) and not isinstance(node, ast.Pass):
+            pending.append(_segment(source, node))
+    return trace, setup
+
+
+def _check_keepable(node: ast.stmt, level: str, rng: str, reason: GenomeError) -> None:
+    """Kept code must not end ``build`` early, rebind its arguments or touch the setters."""
+    where = f"line {node.lineno}"
+    for child in _walk_same_function(node):
+        if isinstance(child, ast.Return | ast.Yield | ast.YieldFrom | ast.Await):
+            raise GenomeError(f"{where}: {type(child).__name__.lower()} in build ({reason})")
+        if isinstance(child, ast.Global | ast.Nonlocal):
+            raise GenomeError(f"{where}: global/nonlocal in build ({reason})")
+    for child in ast.walk(node):
+        if (
+            isinstance(child, ast.Name)
+            and child.id in (level, rng)
+            and isinstance(child.ctx, ast.Store | ast.Del)
+        ):
+            raise GenomeError(f"{where}: {child.id} is rebound")
+        if isinstance(child, ast.Import | ast.ImportFrom):
+            _check_import(child)
+    # The builder may only be used as ``level.<board method>``: passed along, it could set
+    # anything; private or unknown attributes are the sandbox's business, not the genome's.
+    attribute_values = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
+            attribute_values.add(id(child.value))
+            if child.value.id == level and child.attr not in _KEPT_BUILDER_ATTRIBUTES:
+                raise GenomeError(f"{where}: level.{child.attr} inside code the genome keeps")
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id == level and id(child) not in attribute_values:
+            raise GenomeError(f"{where}: the builder is passed around in kept code")
+
+
+def _walk_same_function(node: ast.AST) -> Iterable[ast.AST]:
+    """``ast.walk`` that does not descend into nested functions, lambdas or classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                              | ast.ClassDef):
+                stack.append(child)
+
+
+def _stored_names(node: ast.AST) -> set[str]:
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(
+        n.ctx, ast.Load)}
+    for child in ast.walk(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(child.name)
+        elif isinstance(child, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in child.names)
+    return names
+
+
+def _segment(source: str, node: ast.stmt) -> str:
+    text = ast.get_source_segment(source, node, padded=True)
+    if text is None:
+        raise GenomeError(f"line {node.lineno}: cannot recover the source of this statement")
+    return textwrap.dedent(text)
+
+
+def _is_setter_call(node: ast.stmt, level: str) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and isinstance(node.value.func.value, ast.Name)
+        and node.value.func.value.id == level
+        and node.value.func.attr in _SETTERS
+    )
 
 
 def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
     total = sum(b.rows for b in trace.stack)
-    filled: list[Cell] = []
-    cleared: list[Cell] = []
     by_cell: dict[Cell, bool] = {}
     for row, col, is_filled, pushed_before in trace.cell_edits:
         # A push after the edit lifts the edited cell by the rows pushed since; the builder
@@ -365,23 +543,30 @@ def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
         final_row = row + (total - pushed_before)
         if final_row >= BOARD_HEIGHT and is_filled:
             raise GenomeError(f"cell ({row}, {col}) is pushed off the board by later pushes")
-        if final_row >= BOARD_HEIGHT:
-            continue
-        by_cell.pop((final_row, col), None)
-        by_cell[(final_row, col)] = is_filled
-    for cell, is_filled in by_cell.items():
-        (filled if is_filled else cleared).append(cell)
-    genome = Genome(
+        if final_row < BOARD_HEIGHT:
+            by_cell.pop((final_row, col), None)
+            by_cell[(final_row, col)] = is_filled
+    return Genome(
         description=docstring,
         stack=tuple(trace.stack),
-        filled=tuple(filled),
-        cleared=tuple(cleared),
+        filled=tuple(c for c, f in by_cell.items() if f),
+        cleared=tuple(c for c, f in by_cell.items() if not f),
         piece_weights=trace.piece_weights,
         sequence=trace.sequence,
         goal_lines=trace.goal_lines,
         goal_pieces=trace.goal_pieces,
     )
-    return genome.normalized()
+
+
+_ALLOWED_IMPORTS = frozenset({"math", "itertools", "functools", "collections", "numpy"})
+
+
+def _check_import(node: ast.Import | ast.ImportFrom) -> None:
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    for module in modules:
+        relative = isinstance(node, ast.ImportFrom) and node.level > 0
+        if relative or module.split(".")[0] not in _ALLOWED_IMPORTS:
+            raise GenomeError(f"line {node.lineno}: import of {module!r} is not allowed")
 
 
 def _is_docstring(node: ast.stmt) -> bool:
@@ -392,50 +577,60 @@ def _is_docstring(node: ast.stmt) -> bool:
     )
 
 
-def _check_import(node: ast.Import | ast.ImportFrom) -> None:
-    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-    for module in modules:
-        if module.split(".")[0] not in _ALLOWED_IMPORTS:
-            raise GenomeError(f"line {node.lineno}: import of {module!r} is not allowed")
-
-
-def _run_block(body: list[ast.stmt], env: dict[str, Value], level: str, trace: _Trace) -> None:
+def _run_block(body: list[ast.stmt], scope: _Scope, trace: _Trace) -> None:
     for node in body:
         where = f"line {node.lineno}"
         if isinstance(node, ast.Pass) or _is_docstring(node):
             continue
         if isinstance(node, ast.Assign):
-            _assign(node, env, where)
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    scope.check_target(target.id, where)
+            _assign(node, scope.env, where, scope.level)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            _builder_call(node.value, env, level, trace, where)
+            _builder_call(node.value, scope, trace, where)
         elif isinstance(node, ast.For) and not node.orelse and isinstance(node.target, ast.Name):
-            for value in _iteration_values(node.iter, env, where):
+            scope.check_target(node.target.id, where)
+            for value in _iteration_values(node.iter, scope, where):
                 trace.loop_steps += 1
                 if trace.loop_steps > MAX_LOOP_STEPS:
                     raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
-                env[node.target.id] = value
-                _run_block(node.body, env, level, trace)
+                scope.env[node.target.id] = value
+                _run_block(node.body, scope, trace)
+        elif isinstance(node, ast.If):
+            test = _evaluate(node.test, scope.env, where, scope.level)
+            _run_block(node.body if test else node.orelse, scope, trace)
         else:
             raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
 
 
-def _assign(node: ast.Assign, env: dict[str, Value], where: str) -> None:
+def _assign(node: ast.Assign, env: dict[str, Value], where: str, level: str = "") -> None:
     if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
         raise GenomeError(f"{where}: only simple `name = value` assignments are understood")
-    env[node.targets[0].id] = _evaluate(node.value, env, where)
+    env[node.targets[0].id] = _evaluate(node.value, env, where, level)
 
 
-def _iteration_values(node: ast.expr, env: dict[str, Value], where: str) -> Iterable[int]:
+def _iteration_values(node: ast.expr, scope: _Scope, where: str) -> Iterable[int]:
+    env = scope.env
     if isinstance(node, ast.Tuple | ast.List):
-        return [_integer(_evaluate(e, env, where), "loop value", where) for e in node.elts]
+        return [
+            _integer(_evaluate(e, env, where, scope.level), "loop value", where)
+            for e in node.elts
+        ]
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "range"
+        and "range" not in env
         and not node.keywords
         and 1 <= len(node.args) <= 3
     ):
-        args = [_integer(_evaluate(a, env, where), "range argument", where) for a in node.args]
+        args = [
+            _integer(_evaluate(a, env, where, scope.level), "range argument", where)
+            for a in node.args
+        ]
+        if len(args) == 3 and args[2] == 0:
+            raise GenomeError(f"{where}: range step 0")
         values = range(*args)
         if len(values) > MAX_UNROLLED_CALLS:
             raise GenomeError(f"{where}: loop of {len(values)} steps is too long to unroll")
@@ -443,22 +638,45 @@ def _iteration_values(node: ast.expr, env: dict[str, Value], where: str) -> Iter
     raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
 
 
-def _evaluate(node: ast.expr, env: dict[str, Value], where: str) -> Value:
-    """Evaluate a literal expression: constants, known names, + - * // % and dict literals."""
+_COMPARE = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+}
+
+
+def _evaluate(node: ast.expr, env: dict[str, Value], where: str, level: str = "") -> Value:
+    """Evaluate a literal expression: constants, known names, arithmetic and comparisons on
+    numbers, ``int/abs/min/max``, ``level.width`` / ``level.height`` and dict literals."""
+
+    def number(sub: ast.expr) -> int | float:
+        return _number(_evaluate(sub, env, where, level), where)
+
     if isinstance(node, ast.Constant):
         value = node.value
-        if value is None or (isinstance(value, int | float | str) and not isinstance(value, bool)):
+        if value is None or isinstance(value, int | float | str):
             return value
     if isinstance(node, ast.Name) and node.id in env:
         return env[node.id]
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == level
+        and node.attr in _BUILDER_SIZES
+    ):
+        return _BUILDER_SIZES[node.attr]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        operand = _number(_evaluate(node.operand, env, where), where)
+        operand = number(node.operand)
         return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _evaluate(node.operand, env, where, level)
     if isinstance(node, ast.BinOp) and isinstance(
         node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv | ast.Mod
     ):
-        left = _number(_evaluate(node.left, env, where), where)
-        right = _number(_evaluate(node.right, env, where), where)
+        left, right = number(node.left), number(node.right)
         if isinstance(node.op, ast.Add):
             return left + right
         if isinstance(node.op, ast.Sub):
@@ -470,13 +688,34 @@ def _evaluate(node: ast.expr, env: dict[str, Value], where: str) -> Value:
         if right == 0:
             raise GenomeError(f"{where}: division by zero")
         return left // right if isinstance(node.op, ast.FloorDiv) else left % right
+    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
+        values = [number(node.left), *(number(c) for c in node.comparators)]
+        return all(
+            _COMPARE[type(op)](a, b)
+            for op, a, b in zip(node.ops, values, values[1:], strict=False)
+        )
+    if isinstance(node, ast.BoolOp):
+        results = [bool(_evaluate(v, env, where, level)) for v in node.values]
+        return all(results) if isinstance(node.op, ast.And) else any(results)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCTIONS
+        and node.func.id not in env
+        and not node.keywords
+        and node.args
+    ):
+        args = [number(a) for a in node.args]
+        if node.func.id in ("int", "abs") and len(args) != 1:
+            raise GenomeError(f"{where}: {node.func.id} takes one argument here")
+        return _FUNCTIONS[node.func.id](*args)  # type: ignore[operator]
     if isinstance(node, ast.Dict):
         result: dict[str, float] = {}
         for key_node, value_node in zip(node.keys, node.values, strict=True):
-            name = _evaluate(key_node, env, where) if key_node is not None else None
+            name = _evaluate(key_node, env, where, level) if key_node is not None else None
             if not isinstance(name, str):
                 raise GenomeError(f"{where}: dict keys must be piece letters")
-            result[name] = _number(_evaluate(value_node, env, where), where)
+            result[name] = number(value_node)
         return result
     raise GenomeError(f"{where}: expression {ast.unparse(node)!r} is outside the genome grammar")
 
@@ -493,27 +732,12 @@ def _integer(value: Value, what: str, where: str) -> int:
     return value
 
 
-_SIGNATURES: dict[str, tuple[str, ...]] = {
-    "fill": ("row", "col"),
-    "clear": ("row", "col"),
-    "garbage": ("rows", "holes"),
-    "well": ("col", "depth"),
-    "row": ("row", "cells"),
-    "column": ("col", "height"),
-    "pieces": ("weights",),
-    "sequence": ("pieces",),
-    "goal": ("lines", "pieces"),
-}
-
-
-def _builder_call(
-    call: ast.Call, env: dict[str, Value], level: str, trace: _Trace, where: str
-) -> None:
+def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
     func = call.func
     if not (
         isinstance(func, ast.Attribute)
         and isinstance(func.value, ast.Name)
-        and func.value.id == level
+        and func.value.id == scope.level
         and func.attr in _SIGNATURES
     ):
         raise GenomeError(f"{where}: call {ast.unparse(func)!r} is outside the genome grammar")
@@ -523,11 +747,11 @@ def _builder_call(
         raise GenomeError(f"{where}: too many arguments to level.{method}")
     args: dict[str, Value] = {}
     for name, arg in zip(params, call.args, strict=False):
-        args[name] = _evaluate(arg, env, where)
+        args[name] = _evaluate(arg, scope.env, where, scope.level)
     for keyword in call.keywords:
         if keyword.arg not in params or keyword.arg in args:
             raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
-        args[keyword.arg] = _evaluate(keyword.value, env, where)
+        args[keyword.arg] = _evaluate(keyword.value, scope.env, where, scope.level)
     trace.calls += 1
     if trace.calls > MAX_UNROLLED_CALLS:
         raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")

@@ -41,6 +41,9 @@ from dicode.teachers.genome import (
 # pushed stack stays low enough to leave room to play, garbage rows at most this holey, weights
 # and explicit cells within readable ranges.
 MUTATION_MAX_STACK_ROWS = 12
+# Lower cap when the parent keeps set-up code: its own cells get lifted and their height is
+# unknown to the genome.
+MUTATION_MAX_STACK_ROWS_OVER_SETUP = 8
 MUTATION_MAX_HOLES = 4
 MAX_WEIGHT = 10.0
 MAX_CELL_ROW = 15
@@ -163,8 +166,13 @@ def _well_indices(g: Genome) -> list[int]:
     return [i for i, b in enumerate(g.stack) if isinstance(b, Well)]
 
 
+def _stack_room(g: Genome) -> int:
+    cap = MUTATION_MAX_STACK_ROWS_OVER_SETUP if g.setup_code else MUTATION_MAX_STACK_ROWS
+    return cap - g.stack_rows
+
+
 def add_garbage(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    room = MUTATION_MAX_STACK_ROWS - g.stack_rows
+    room = _stack_room(g)
     if room <= 0:
         return None
     rows = int(rng.integers(1, min(2, room) + 1))
@@ -243,7 +251,7 @@ def move_holes(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None
 
 
 def deepen_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    room = MUTATION_MAX_STACK_ROWS - g.stack_rows
+    room = _stack_room(g)
     if room <= 0:
         return None
     extra = int(rng.integers(1, min(2, room) + 1))
@@ -289,7 +297,8 @@ def move_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
 def add_bumps(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
     """Fill 1–3 cells on top of the garbage (never completing a row, never in a well)."""
     base = g.stack_rows
-    if base + 1 > MAX_CELL_ROW:
+    # Over kept set-up code the surface height is unknown: a bump could complete a row.
+    if g.setup_code or base + 1 > MAX_CELL_ROW:
         return None
     filled = set(g.filled)
     cleared = set(g.cleared)
@@ -325,6 +334,8 @@ def remove_cells(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | No
 def mirror(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
     """Mirror the level left-right: columns flip, S↔Z and J↔L swap (difficulty-neutral)."""
     del rng  # deterministic edit; the signature matches the other operators
+    if g.setup_code:
+        return None  # kept code cannot be mirrored
 
     def flip(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
         return tuple((r, BOARD_WIDTH - 1 - c) for r, c in cells)
