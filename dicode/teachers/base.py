@@ -123,11 +123,16 @@ class TeacherRequest:
 
 @runtime_checkable
 class VerdictLike(Protocol):
-    """The part of the sandbox's verdict a teacher relies on."""
+    """The part of the sandbox's verdict a teacher relies on (read-only)."""
 
-    accepted: bool
-    stage: str
-    error: str | None
+    @property
+    def accepted(self) -> bool: ...
+
+    @property
+    def stage(self) -> str: ...
+
+    @property
+    def error(self) -> str | None: ...
 
 
 # The sandbox entry point a teacher validates through: source text in, verdict out. It runs

@@ -111,11 +111,37 @@ def write_results(out: Path, results: list[TeacherResult], summary: TeachSummary
     (out / "summary.json").write_text(json.dumps(summary.as_dict(), indent=2) + "\n")
 
 
-def default_validator(domain: str) -> Any:
+def default_validator(domain: str, pool_size: int, rollouts: bool) -> Any:
     """The sandbox pipeline for ``domain`` (imported here so ``--help`` stays fast)."""
     from dicode.teachers.validation import sandbox_validator
 
-    return sandbox_validator(domain)
+    return sandbox_validator(domain, pool_size=pool_size, rollouts=rollouts)
+
+
+def record_in_archive(
+    db_url: str, run_name: str, domain: str, seed: int, parent_path: Path,
+    results: list[TeacherResult],
+) -> int:
+    """Store the parent (as a level) and every attempt under run ``run_name``; returns run id."""
+    from archive_db.records import NewLevel
+    from archive_db.repository import ArchiveRepository
+    from dicode.levels.bundle import source_hash
+    from dicode.teachers.recording import record_result
+
+    repository = ArchiveRepository.open(db_url)
+    try:
+        run = repository.open_run(run_name, domain=domain, seed=seed)
+        source = parent_path.read_text(encoding="utf-8")
+        parent = repository.insert_level(
+            run.id,
+            NewLevel(domain=domain, content_hash=source_hash(source), teacher="file",
+                     code=source, description=level_description(source), name=parent_path.stem),
+        )
+        for result in results:
+            record_result(repository, run.id, result, domain, parent_id=parent.id)
+        return run.id
+    finally:
+        repository.close()
 
 
 @teach_app.callback(invoke_without_command=True)
@@ -138,6 +164,12 @@ def teach(
     ] = None,
     seed: Annotated[int, typer.Option(help="base seed; child i uses seed + i")] = 0,
     concurrency: Annotated[int, typer.Option(help="attempts in flight", min=1)] = 4,
+    pool_size: Annotated[int, typer.Option(help="sandbox pool instances per level", min=1)]
+    = 32,
+    rollouts: Annotated[bool, typer.Option(help="run the engine rollout stage")] = True,
+    db: Annotated[str | None, typer.Option(help="archive database URL to record attempts in")]
+    = None,
+    run: Annotated[str, typer.Option(help="archive run name (with --db)")] = "teach",
     json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")]
     = False,
 ) -> None:
@@ -155,14 +187,20 @@ def teach(
         if instruction is not None:
             request = TeacherRequest(parent_level, target, instruction, examples, seed + i)
         requests.append(request)
+    validate = default_validator(domain, pool_size, rollouts)
     try:
-        built = make_teacher(teacher, TeacherContext(domain, default_validator(domain), seed))
-    except ValueError as exc:  # e.g. no LLM endpoint configured
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    results = asyncio.run(generate_children(built, requests, concurrency))
+        try:
+            built = make_teacher(teacher, TeacherContext(domain, validate, seed))
+        except ValueError as exc:  # e.g. no LLM endpoint configured
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        results = asyncio.run(generate_children(built, requests, concurrency))
+    finally:
+        validate.close()
     summary = summarize(results)
     write_results(out, results, summary)
+    if db is not None:
+        record_in_archive(db, run, domain, seed, parent, results)
     if json_output:
         typer.echo(json.dumps(summary.as_dict()))
     else:

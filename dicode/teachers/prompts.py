@@ -90,12 +90,13 @@ def domain_prompt_values(domain: str) -> dict[str, str]:
     """Values the domain's system template needs: builder API docs plus fixed game facts."""
     values = {"builder_api": builder_api_docs(domain)}
     if domain == "tetris":
-        from dicode.domains.tetris import schema
+        # The builder holds the same constants as the schema without importing JAX.
+        from dicode.domains.tetris import builder
 
         values |= {
-            "board_width": str(schema.BOARD_WIDTH),
-            "board_height": str(schema.BOARD_HEIGHT),
-            "piece_names": " ".join(schema.PIECE_NAMES),
+            "board_width": str(builder.BOARD_WIDTH),
+            "board_height": str(builder.BOARD_HEIGHT),
+            "piece_names": " ".join(builder.PIECE_NAMES),
         }
     return values
 

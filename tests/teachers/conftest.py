@@ -1,4 +1,4 @@
-"""Shared fixtures for the teacher tests: a fake OpenAI server, real seed levels, the sandbox."""
+"""Shared fixtures for the teacher tests: a fake OpenAI server and small, valid Tetris levels."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from dicode.teachers.base import ExampleLevel, ParentLevel, PerformanceProfile
 from dicode.testing.fake_openai import FakeOpenAIServer
 
-SEED_DIR = Path(__file__).resolve().parents[2] / "dicode" / "domains" / "tetris" / "seed_levels"
+LEVEL_DIR = Path(__file__).resolve().parent / "levels"
 
 
 def module_docstring(source: str) -> str:
@@ -20,8 +20,8 @@ def module_docstring(source: str) -> str:
     return ast.get_docstring(ast.parse(source)) or ""
 
 
-def seed_levels() -> list[ExampleLevel]:
-    paths = sorted(p for p in SEED_DIR.glob("*.py") if not p.name.startswith("_"))
+def load_levels() -> list[ExampleLevel]:
+    paths = sorted(LEVEL_DIR.glob("*.py"))
     return [
         ExampleLevel(module_docstring(p.read_text()), p.read_text(), p.stem) for p in paths
     ]
@@ -35,9 +35,7 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture
 def seeds() -> list[ExampleLevel]:
-    levels = seed_levels()
-    assert len(levels) >= 2, f"expected Tetris seed levels in {SEED_DIR}"
-    return levels
+    return load_levels()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,12 @@ TARGET = PerformanceProfile((0.0,), {"mean_lines": 3.5})
 
 
 @pytest.fixture(scope="module")
-def validate() -> Validate:
-    return sandbox_validator("tetris")
+def validate() -> Iterator[Validate]:
+    # The real sandbox pipeline; a small pool and no engine rollouts keep the tests quick
+    # (the teacher's behaviour does not depend on the rollout stage).
+    validator = sandbox_validator("tetris", pool_size=4, warm=1, rollouts=False)
+    yield validator
+    validator.close()
 
 
 @pytest.fixture(scope="module")
@@ -296,7 +301,7 @@ def test_teacher_keeps_working_through_a_run_of_failures(
     """One teacher object, many attempts: each failure is a record; the last one succeeds."""
     server.enqueue(
         FakeReply.http_error(503), FakeReply.http_error(503),    # description: server down
-        FakeReply.truncated_body(), FakeReply.truncated_body(),  # description: broken body
+        FakeReply.truncated_body(),                              # description: broken body
         FakeReply.json(DESCRIPTION), FakeReply.empty(),          # code: empty
         FakeReply.json(DESCRIPTION), FakeReply.text(f"<code>{good_code(seeds)}</code>"),
     )
@@ -311,6 +316,9 @@ def test_teacher_keeps_working_through_a_run_of_failures(
     results = asyncio.run(run_all())
     assert [r.failing_stage for r in results] == ["description", "description", "code", None]
     assert all(r.error for r in results[:3]) and results[3].accepted
+    assert results[0].error and "HTTP 503" in results[0].error
+    assert results[1].error and "unreadable response" in results[1].error
+    assert results[2].error and "empty answer" in results[2].error
 
 
 def test_broken_validator_is_recorded_as_a_sandbox_failure(
@@ -326,15 +334,27 @@ def test_broken_validator_is_recorded_as_a_sandbox_failure(
 
 
 # ---- invariants ------------------------------------------------------------------------------
-FORBIDDEN_CALLS = {"exec", "eval", "compile", "__import__", "import_module", "run_path"}
+FORBIDDEN_CALLS = {"exec", "eval", "compile", "__import__", "import_module", "run_path",
+                   "exec_module", "spec_from_file_location"}
+
+
+def called_names(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name):
+            names.add(node.func.id)
+        elif isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+            if not (isinstance(receiver, ast.Name) and receiver.id == "re"):  # re.compile is fine
+                names.add(node.func.attr)
+    return names
 
 
 @pytest.mark.parametrize("module", ["llm_teacher.py", "extract.py", "examples.py", "base.py"])
 def test_teacher_path_never_executes_generated_code(module: str) -> None:
     source = (Path(__file__).resolve().parents[2] / "dicode" / "teachers" / module).read_text()
-    called = {
-        node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call)
-    }
-    assert not called & FORBIDDEN_CALLS
+    assert not called_names(source) & FORBIDDEN_CALLS
+    detector_works = called_names("exec(code)\nimportlib.import_module(m)") & FORBIDDEN_CALLS
+    assert detector_works == {"exec", "import_module"}
