@@ -74,7 +74,7 @@ class MutationTeacher:
         try:
             draft = self.write_child(request)
         except Exception as exc:  # a bug in the edits must not stop the caller's loop
-            result.failing_stage = "code"
+            result.failing_stage = "teacher"
             result.error = f"the mutation failed: {type(exc).__name__}: {exc}"
             result.latency_s = time.perf_counter() - started
             return result
