@@ -39,6 +39,7 @@ class RolloutReport:
 
     solved_at_reset: int  # instances whose goal already holds at reset
     difficulty: dict[str, float]  # e.g. random_success, heuristic_success
+    problem: str | None = None  # another reason to reject found by playing (e.g. blocked spawn)
 
 
 class RolloutEvaluator(Protocol):
@@ -202,6 +203,8 @@ class Validator:
                         f"solved at reset: the goal already holds in {report.solved_at_reset} "
                         f"of {bundle.pool_size} instances before any piece is placed",
                     )
+                if report.problem:
+                    raise _Rejected("rollouts", report.problem)
         return bundle
 
 

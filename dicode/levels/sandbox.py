@@ -203,11 +203,16 @@ class SandboxPool:
     """
 
     def __init__(
-        self, domain: str = "tetris", warm: int = 2, limits: SandboxLimits | None = None
+        self,
+        domain: str = "tetris",
+        warm: int = 2,
+        limits: SandboxLimits | None = None,
+        isolation: bool | None = None,
     ) -> None:
+        """``isolation``: use bubblewrap (True), not (False), or where the host allows (None)."""
         self.domain = domain
         self.limits = limits or SandboxLimits()
-        self.isolated = bubblewrap_available()
+        self.isolated = bubblewrap_available() if isolation is None else isolation
         if not self.isolated:
             log.warning(NO_BWRAP_WARNING)
         self._warm = max(1, warm)

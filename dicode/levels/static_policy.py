@@ -72,10 +72,18 @@ def check_policy(tree: ast.Module, source: str) -> LevelSource:
         raise PolicyViolation(
             f"the docstring is {len(description)} characters; the limit is {MAX_DESCRIPTION_CHARS}"
         )
-    docstring_node = tree.body[0]
-    for node in ast.walk(tree):
-        if node is docstring_node:
-            continue
+    docstring_nodes = set(ast.walk(tree.body[0]))
+    # Report the first violation in reading order (innermost first within an expression).
+    nodes = sorted(
+        (node for node in ast.walk(tree) if node not in docstring_nodes),
+        key=lambda n: (
+            getattr(n, "lineno", 0),
+            getattr(n, "col_offset", 0),
+            getattr(n, "end_lineno", 0),
+            getattr(n, "end_col_offset", 0),
+        ),
+    )
+    for node in nodes:
         _check_node(node)
     _check_build(tree)
     return LevelSource(source=source, description=description, tree=tree)
