@@ -74,9 +74,11 @@ def shifts(parent: dict[str, float], results: list[TeacherResult]) -> dict[str, 
     out: dict[str, float | None] = {}
     for metric in METRICS:
         deltas = [
-            float(r.verdict.difficulty[metric]) - parent[metric]  # type: ignore[attr-defined]
+            float(difficulty[metric]) - parent[metric]
             for r in results
-            if r.accepted and metric in getattr(r.verdict, "difficulty", {})
+            if r.accepted
+            and metric in (difficulty := getattr(r.verdict, "difficulty", {}))
+            and metric in parent
         ]
         out[metric] = statistics.fmean(deltas) if deltas else None
     return out
