@@ -33,7 +33,7 @@ from dicode.teachers.base import (
 from dicode.teachers.mutation import MutationTeacher
 
 SEED_DIR = Path(__file__).resolve().parents[1] / "dicode" / "domains" / "tetris" / "seed_levels"
-METRICS = ("heuristic_success", "random_success", "heuristic_lines")
+METRICS = ("heuristic_success", "random_success", "heuristic_pieces", "random_pieces")
 INSTRUCTIONS = (MutationInstruction.HARDER, MutationInstruction.VARY, MutationInstruction.EASIER)
 
 
@@ -46,6 +46,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=2, help="children validated at once")
     parser.add_argument(
         "--no-rollouts", action="store_true", help="skip engine rollouts (acceptance only)"
+    )
+    parser.add_argument(
+        "--instructions",
+        nargs="*",
+        default=[str(i) for i in INSTRUCTIONS],
+        choices=[str(i) for i in INSTRUCTIONS],
+        help="instructions to run (default: all three)",
     )
     parser.add_argument("--levels", nargs="*", help="seed level stems to run (default: all)")
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
@@ -118,7 +125,7 @@ def main() -> None:
                 f"{path.stem:<22} {'parent':<7} {'':>9} "
                 + " ".join(f"{parent_difficulty.get(m, float('nan')):>19.3f}" for m in METRICS)
             )
-            for instruction in INSTRUCTIONS:
+            for instruction in map(MutationInstruction, args.instructions):
                 results = asyncio.run(
                     children_of(teacher, parent, instruction, args.children, args.concurrency)
                 )
@@ -152,8 +159,8 @@ def main() -> None:
 def print_overall(report: dict[str, Any]) -> None:
     """Acceptance over all levels and the mean shift per instruction (levels weighted alike)."""
     print()
-    for instruction in INSTRUCTIONS:
-        entries = [e[str(instruction)] for e in report["levels"].values()]
+    for instruction in report["settings"]["instructions"]:
+        entries = [e[instruction] for e in report["levels"].values()]
         accepted = sum(e["accepted"] for e in entries)
         total = sum(e["children"] for e in entries)
         worst = min((e["accepted"] / e["children"] for e in entries), default=0.0)
@@ -163,7 +170,7 @@ def print_overall(report: dict[str, Any]) -> None:
             values = [v for v in values if v is not None]
             means.append(f"{metric} {statistics.fmean(values):+.3f}" if values else f"{metric} n/a")
         print(
-            f"{instruction!s:<7} accepted {accepted}/{total} (worst level {100 * worst:.0f}%); "
+            f"{instruction:<7} accepted {accepted}/{total} (worst level {100 * worst:.0f}%); "
             f"mean shift: {', '.join(means)}"
         )
     print(f"total time {report['seconds']:.0f} s")

@@ -3,14 +3,17 @@
 ACCEL-style mutation: a child differs from its parent by one or two small, typed edits. Which
 edits are on offer depends on the instruction derived from the parent's status:
 
-- ``harder``: more garbage rows or holes, deeper wells, harsher piece weights (more S/Z, fewer
-  I), S/Z pieces in the opening, bumps on the surface, tighter goals (more lines, fewer pieces;
-  survive longer);
+- ``harder``: more holes per garbage row, harsher piece weights (more S/Z, fewer I), S/Z pieces
+  in the opening, bumps on the surface, tighter goals (more lines, fewer pieces; survive
+  longer), and stack edits that depend on the goal: for survival goals and the standard game
+  more garbage rows and deeper wells (less room); for line goals fewer garbage rows and
+  shallower wells (nearly full rows are ready-made lines, so removing them is what hurts);
 - ``easier``: the reverse of each;
 - ``vary``: edits meant to leave difficulty alone (mirror the level, move a well, swap twin
   pieces, move holes between garbage blocks, re-roll an opening piece).
 
-Every edit keeps the genome inside its bounds (``genome.check_bounds``) and returns a
+Every edit keeps the genome inside its bounds (``genome.check_bounds``), never makes a
+reachable goal unreachable (the builder's cells rule), and returns a
 ``before → after`` note for the child's docstring; an edit that cannot apply (already at a bound)
 returns ``None`` and another is tried. All randomness comes from the caller's
 ``numpy.random.Generator``.
@@ -24,7 +27,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from dicode.domains.tetris.builder import BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
+from dicode.domains.tetris.builder import (
+    BOARD_WIDTH,
+    CELLS_PER_PIECE,
+    MAX_SEQUENCE,
+    PIECE_NAMES,
+)
 from dicode.teachers.base import MutationInstruction
 from dicode.teachers.genome import (
     MAX_GOAL_LINES,
@@ -88,10 +96,10 @@ def mutate(
     genome = parent.normalized()
     vary = instruction is MutationInstruction.VARY
     wanted = 1 if vary else int(rng.integers(1, max_edits + 1))
-    edits = _apply_some(genome, OPERATORS[instruction], wanted, rng)
+    edits = _apply_some(genome, operators_for(genome, instruction), wanted, rng)
     used = instruction
     if not edits:
-        edits = _apply_some(genome, OPERATORS[MutationInstruction.VARY], 1, rng)
+        edits = _apply_some(genome, operators_for(genome, MutationInstruction.VARY), 1, rng)
         used = MutationInstruction.VARY
     child = edits[-1][1] if edits else genome
     check_bounds(child)
@@ -110,7 +118,8 @@ def _apply_some(
             break
         name = names[int(index)]
         result = operators[name](current, rng)
-        if result is None:
+        # Never trade a reachable goal for an unreachable one (the sandbox would reject it).
+        if result is None or (goal_reachable(current) and not goal_reachable(result[0])):
             continue
         child, note = result
         current = child.normalized()
@@ -511,30 +520,53 @@ def loosen_goal(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | Non
     return replace(g, goal_pieces=new_pieces), f"goal pieces {pieces} → {new_pieces}"
 
 
-OPERATORS: dict[MutationInstruction, dict[str, Operator]] = {
-    MutationInstruction.HARDER: {
-        "add_garbage": add_garbage,
-        "more_holes": more_holes,
-        "deepen_well": deepen_well,
-        "add_bumps": add_bumps,
-        "harsher_pieces": harsher_pieces,
-        "harsh_opening": harsh_opening,
-        "tighten_goal": tighten_goal,
-    },
-    MutationInstruction.EASIER: {
-        "remove_garbage": remove_garbage,
-        "fewer_holes": fewer_holes,
-        "shallow_well": shallow_well,
-        "remove_cells": remove_cells,
-        "kinder_pieces": kinder_pieces,
-        "kind_opening": kind_opening,
-        "loosen_goal": loosen_goal,
-    },
-    MutationInstruction.VARY: {
-        "mirror": mirror,
-        "move_well": move_well,
-        "move_holes": move_holes,
-        "reweigh_neutral": reweigh_neutral,
-        "reroll_opening_piece": reroll_opening_piece,
-    },
+def goal_reachable(g: Genome) -> bool:
+    """The builder's reachability rule for lines-within-pieces goals, on a lower bound of the
+    starting cells: lines × width ≤ cells on the board + 4 × pieces."""
+    if g.goal_lines is None or g.goal_pieces is None:
+        return True
+    cells = len(g.filled)
+    for block in g.stack:
+        empty = 1 if isinstance(block, Well) else block.holes
+        cells += block.rows * (BOARD_WIDTH - empty)
+    return g.goal_lines * BOARD_WIDTH <= cells + CELLS_PER_PIECE * g.goal_pieces
+
+
+# Stack edits whose effect flips with the goal. For survival goals and the standard game the
+# pushed rows only take room, so more or deeper rows are harder. For line goals nearly full rows
+# are ready-made lines (a 4-deep well plus an I piece is a Tetris), so there more garbage rows
+# and deeper wells make a level easier, fewer and shallower ones harder.
+_MORE_ROWS: dict[str, Operator] = {"add_garbage": add_garbage, "deepen_well": deepen_well}
+_FEWER_ROWS: dict[str, Operator] = {"remove_garbage": remove_garbage, "shallow_well": shallow_well}
+_HARDER: dict[str, Operator] = {
+    "more_holes": more_holes,
+    "add_bumps": add_bumps,
+    "harsher_pieces": harsher_pieces,
+    "harsh_opening": harsh_opening,
+    "tighten_goal": tighten_goal,
 }
+_EASIER: dict[str, Operator] = {
+    "fewer_holes": fewer_holes,
+    "remove_cells": remove_cells,
+    "kinder_pieces": kinder_pieces,
+    "kind_opening": kind_opening,
+    "loosen_goal": loosen_goal,
+}
+_VARY: dict[str, Operator] = {
+    "mirror": mirror,
+    "move_well": move_well,
+    "move_holes": move_holes,
+    "reweigh_neutral": reweigh_neutral,
+    "reroll_opening_piece": reroll_opening_piece,
+}
+
+
+def operators_for(g: Genome, instruction: MutationInstruction) -> dict[str, Operator]:
+    """The edits on offer for ``instruction`` given the level's goal (see ``_MORE_ROWS``)."""
+    if instruction is MutationInstruction.VARY:
+        return dict(_VARY)
+    line_goal = g.goal_lines is not None
+    harder_rows, easier_rows = (_FEWER_ROWS, _MORE_ROWS) if line_goal else (_MORE_ROWS, _FEWER_ROWS)
+    if instruction is MutationInstruction.HARDER:
+        return {**harder_rows, **_HARDER}
+    return {**easier_rows, **_EASIER}

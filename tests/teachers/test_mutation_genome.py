@@ -28,8 +28,10 @@ from dicode.teachers.genome_edits import (
     MAX_CELL_ROW,
     MUTATION_MAX_HOLES,
     MUTATION_MAX_STACK_ROWS,
+    goal_reachable,
     min_pieces_for_lines,
     mutate,
+    operators_for,
     tighten_goal,
 )
 
@@ -283,8 +285,8 @@ def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
         for edit in harder.edits:
             h = harder.child
             match edit.kind:
-                case "add_garbage" | "deepen_well":
-                    assert h.stack_rows > parent.stack_rows
+                case "remove_garbage" | "shallow_well":
+                    assert h.stack_rows < parent.stack_rows
                 case "harsher_pieces":
                     assert h.piece_weights is not None
                     assert h.piece_weights[s] > 1 and h.piece_weights[z] > 1
@@ -295,8 +297,8 @@ def test_harder_and_easier_edits_move_the_fields_the_right_way() -> None:
         for edit in easier.edits:
             e = easier.child
             match edit.kind:
-                case "remove_garbage" | "shallow_well":
-                    assert e.stack_rows < parent.stack_rows
+                case "add_garbage" | "deepen_well":
+                    assert e.stack_rows > parent.stack_rows
                 case "kinder_pieces":
                     assert e.piece_weights is not None and e.piece_weights[i] > 1
                 case "loosen_goal":
@@ -312,3 +314,26 @@ def test_easier_from_the_standard_game_gives_it_a_finish_line_sometimes() -> Non
     kinds = {edit.kind for child in children for edit in child.edits}
     assert "loosen_goal" in kinds
     assert kinds <= {"kinder_pieces", "kind_opening", "loosen_goal"}
+
+
+def test_which_stack_edits_count_as_harder_depends_on_the_goal() -> None:
+    stack = (Well(9, 3), GarbageBlock(3, 1))
+    survive = Genome("s", stack=stack, goal_pieces=80)
+    lines = Genome("l", stack=stack, goal_lines=4, goal_pieces=40)
+    # Survival: pushed rows only take room. Line goals: nearly full rows are free lines.
+    harder, easier = MutationInstruction.HARDER, MutationInstruction.EASIER
+    more, fewer = {"add_garbage", "deepen_well"}, {"remove_garbage", "shallow_well"}
+    assert more <= set(operators_for(survive, harder))
+    assert fewer <= set(operators_for(survive, easier))
+    assert fewer <= set(operators_for(lines, harder)) and more <= set(operators_for(lines, easier))
+    assert not more & set(operators_for(lines, harder))
+
+
+@settings(max_examples=100, deadline=None)
+@given(genomes(), st.sampled_from(list(MutationInstruction)), st.integers(0, 2**32 - 1))
+def test_edits_never_make_a_reachable_goal_unreachable(
+    parent: Genome, instruction: MutationInstruction, seed: int
+) -> None:
+    if not goal_reachable(parent):
+        return
+    assert goal_reachable(mutate(parent, instruction, np.random.default_rng(seed)).child)
