@@ -169,3 +169,30 @@ def test_teach_cli_writes_children_and_verdicts(tmp_path: Path) -> None:
         record = json.loads((out / f"child_{index:03d}.json").read_text())
         assert record["teacher"] == "mutation" and record["verdict"]["accepted"] is True
         assert (out / f"child_{index:03d}.py").read_text() == record["code"]
+
+
+# Seed levels whose difficulty estimates are not pinned at 0 or 1 for both policies, so a
+# single generation can move them: the random policy sometimes clears 02 and 03; the
+# heuristic never "succeeds" at the goal-less target game.
+SENSITIVE = ("02_first_line", "03_squares_only", "11_target_game")
+
+
+@pytest.mark.slow
+def test_harder_and_easier_children_move_the_difficulty_estimates_apart() -> None:
+    def score(difficulty: dict[str, float]) -> float:
+        return (difficulty["heuristic_success"] + difficulty["random_success"]) / 2
+
+    shifts: dict[str, list[float]] = {"harder": [], "easier": []}
+    with Validator("tetris", pool_size=8, warm=1, rollout_steps=100) as validator:
+        teacher = MutationTeacher(validator.validate, seed=0)
+        for stem in SENSITIVE:
+            path = SEED_DIR / f"{stem}.py"
+            parent_score = score(validator.validate(path.read_text()).difficulty)
+            for instruction, found in shifts.items():
+                for seed in range(4):
+                    result = propose(teacher, parent_from(path), instruction, seed)
+                    assert result.accepted, result.error
+                    found.append(score(result.verdict.difficulty) - parent_score)  # type: ignore[union-attr]
+    harder, easier = (sum(v) / len(v) for v in (shifts["harder"], shifts["easier"]))
+    # Success rates fall for harder children and rise for easier ones, on average.
+    assert harder < 0 < easier, shifts
