@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -149,13 +150,15 @@ def read_genome(source: str) -> GenomeReading:
     """Read a level's genome and report whether the genome grammar covered all of it."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return GenomeReading(default_genome(), (f"the code does not parse: {exc}",))
     docstring = ast.get_docstring(tree, clean=True)
     try:
-        genome = _read_module(tree, docstring or "", source)
+        genome = _read_module(tree, docstring or "", _SourceLines(source))
     except GenomeError as exc:
         return GenomeReading(default_genome(docstring), (str(exc),))
+    except RecursionError:
+        return GenomeReading(default_genome(docstring), ("the code is nested too deeply",))
     return GenomeReading(genome)
 
 
@@ -379,7 +382,7 @@ class _Scope:
             raise GenomeError(f"{where}: {name} is rebound")
 
 
-def _read_module(tree: ast.Module, docstring: str, source: str) -> Genome:
+def _read_module(tree: ast.Module, docstring: str, source: _SourceLines) -> Genome:
     env: dict[str, Value] = {}
     kept: list[str] = []
     build: ast.FunctionDef | None = None
@@ -398,7 +401,7 @@ def _read_module(tree: ast.Module, docstring: str, source: str) -> Genome:
                 _check_import(child)
         # Everything else at module level (imports, constants, helpers) is kept verbatim; a
         # constant it binds is also known to the reader.
-        kept.append(_segment(source, node))
+        kept.append(source.segment(node))
         if isinstance(node, ast.Assign):
             try:
                 _assign(node, env, f"line {node.lineno}")
@@ -430,7 +433,7 @@ def _read_module(tree: ast.Module, docstring: str, source: str) -> Genome:
 
 
 def _read_build(
-    build: ast.FunctionDef, scope: _Scope, rng: str, source: str
+    build: ast.FunctionDef, scope: _Scope, rng: str, source: _SourceLines
 ) -> tuple[_Trace, list[str]]:
     """Walk ``build``'s statements: model what the grammar covers, keep the rest verbatim.
 
@@ -448,8 +451,10 @@ def _read_build(
         try:
             _run_block([node], _Scope(env, scope.level, rng), trial)
         except GenomeError as reason:
+            # The work spent on a failed statement still counts against the reader's budget.
+            trace.calls, trace.loop_steps = trial.calls, trial.loop_steps
             _check_keepable(node, scope.level, rng, reason)
-            setup.extend([*pending, _segment(source, node)])
+            setup.extend([*pending, source.segment(node)])
             pending = []
             # The board edits modelled so far now live in the set-up code.
             trace.stack, trace.cell_edits = [], []
@@ -459,7 +464,7 @@ def _read_build(
         trace = trial
         scope.env = env
         if not _is_setter_call(node, scope.level) and not isinstance(node, ast.Pass):
-            pending.append(_segment(source, node))
+            pending.append(source.segment(node))
     return trace, setup
 
 
@@ -516,11 +521,29 @@ def _stored_names(node: ast.AST) -> set[str]:
     return names
 
 
-def _segment(source: str, node: ast.stmt) -> str:
-    text = ast.get_source_segment(source, node, padded=True)
-    if text is None:
-        raise GenomeError(f"line {node.lineno}: cannot recover the source of this statement")
-    return textwrap.dedent(text)
+class _SourceLines:
+    """A statement's source text, as ``ast.get_source_segment(padded=True)`` gives it, but with
+    the source split into lines once (the stdlib re-splits the whole source on every call)."""
+
+    def __init__(self, source: str) -> None:
+        # Line ends as the tokenizer sees them (not str.splitlines, which knows more breaks).
+        found = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", source)
+        self.lines = [line.encode() for line in found]
+
+    def segment(self, node: ast.stmt) -> str:
+        end_line, end_col = node.end_lineno, node.end_col_offset
+        if end_line is None or end_col is None or end_line > len(self.lines):
+            raise GenomeError(f"line {node.lineno}: cannot recover the source of this statement")
+        first, last = node.lineno - 1, end_line - 1
+        prefix = self.lines[first][: node.col_offset].decode()
+        padding = "".join(c if c in "\t\f" else " " for c in prefix)
+        if first == last:
+            text = self.lines[first][node.col_offset : end_col].decode()
+        else:
+            middle = b"".join(self.lines[first + 1 : last]).decode()
+            head = self.lines[first][node.col_offset :].decode()
+            text = head + middle + self.lines[last][:end_col].decode()
+        return textwrap.dedent(padding + text)
 
 
 def _is_setter_call(node: ast.stmt, level: str) -> bool:

@@ -337,3 +337,19 @@ def test_edits_never_make_a_reachable_goal_unreachable(
     if not goal_reachable(parent):
         return
     assert goal_reachable(mutate(parent, instruction, np.random.default_rng(seed)).child)
+
+
+def test_the_reader_budget_covers_the_whole_level_not_each_statement() -> None:
+    # 30 loops of 1,999 steps each: past the reader's budget, statements are kept verbatim
+    # instead of being unrolled, so reading cost stays bounded however long the level is.
+    loops = "".join(f"for i{k} in range(1999):\n    pass\n" for k in range(30))
+    reading = read_genome(_level(loops + "level.goal(lines=1, pieces=10)\n"))
+    assert reading.exact
+    # Everything up to the last statement past the budget is kept, in order.
+    assert reading.genome.setup_code.count("for i") == 30
+    assert (reading.genome.goal_lines, reading.genome.goal_pieces) == (1, 10)
+
+
+def test_absurdly_nested_code_falls_back_instead_of_crashing() -> None:
+    reading = read_genome(_level("level.goal(lines=" + "+".join(["1"] * 50_000) + ")\n"))
+    assert not reading.exact and reading.genome == default_genome("x")
