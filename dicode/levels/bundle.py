@@ -105,7 +105,8 @@ class LevelBundle:
         }
         encoded = np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), np.uint8)
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, **{_META_KEY: encoded}, **self.pool)
+        arrays: dict[str, Any] = {_META_KEY: encoded, **self.pool}
+        np.savez_compressed(buffer, **arrays)
         return buffer.getvalue()
 
     @classmethod
@@ -114,7 +115,7 @@ class LevelBundle:
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as npz:
                 arrays = {key: npz[key] for key in npz.files}
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, ValueError) as exc:
             raise ValueError(f"not a level bundle: {exc}") from exc
         if _META_KEY not in arrays:
             raise ValueError("not a level bundle: metadata missing")

@@ -6,6 +6,7 @@ Exit codes of ``validate``: 0 accepted, 1 rejected, 2 bad usage (unknown domain,
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -20,13 +21,24 @@ EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
 def _read_source(path: Path, domain: str) -> str:
     if domain not in DOMAINS:
-        typer.echo(f"error: unknown domain {domain!r}; known: {', '.join(sorted(DOMAINS))}", err=True)
+        typer.echo(
+            f"error: unknown domain {domain!r}; known: {', '.join(sorted(DOMAINS))}", err=True
+        )
         raise typer.Exit(EXIT_USAGE)
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         typer.echo(f"error: cannot read {path}: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+
+
+def _enable_compile_cache() -> None:
+    """Keep compiled rollout functions on disk: a later run skips most of the ~30 s compile."""
+    import jax
+
+    default = Path.home() / ".cache" / "dicode" / "jax"
+    jax.config.update("jax_compilation_cache_dir", os.environ.get("DICODE_JAX_CACHE", str(default)))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
 
 
 @app.command()
@@ -40,6 +52,7 @@ def validate(
 ) -> None:
     """Run the validation pipeline on FILE and print the verdict."""
     source = _read_source(file, domain)
+    _enable_compile_cache()
     with Validator(domain, pool_size=pool_size, warm=1, rollout_steps=rollout_steps) as validator:
         verdict = validator.validate(source, seed=seed)
     if as_json:

@@ -57,6 +57,7 @@ class DomainSpec:
     check_pool: Callable[[dict[str, np.ndarray]], dict[str, int]]
     impossible_goal: Callable[[dict[str, np.ndarray]], str | None]
     make_rollouts: Callable[[int], RolloutEvaluator]
+    target_source: str  # the domain's target game as a level (used to warm up)
 
 
 def _tetris_rollouts(steps: int) -> RolloutEvaluator:
@@ -68,6 +69,7 @@ def _tetris_rollouts(steps: int) -> RolloutEvaluator:
 def _tetris_spec() -> DomainSpec:
     from dicode.domains.tetris import level_checks
     from dicode.domains.tetris.builder import BUILDER_VERSION
+    from dicode.domains.tetris.seeds import TARGET_LEVEL_FILE
 
     return DomainSpec(
         name="tetris",
@@ -75,6 +77,7 @@ def _tetris_spec() -> DomainSpec:
         check_pool=level_checks.check_pool,
         impossible_goal=level_checks.impossible_goal,
         make_rollouts=_tetris_rollouts,
+        target_source=TARGET_LEVEL_FILE.read_text(encoding="utf-8"),
     )
 
 
@@ -119,6 +122,10 @@ class Validator:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def warm_up(self) -> Verdict:
+        """Validate the domain's target game once, so the rollout function is compiled."""
+        return self.validate(self.spec.target_source)
 
     def close(self) -> None:
         """Stop the sandbox pool (kills idle workers)."""

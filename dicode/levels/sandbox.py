@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dicode.levels.worker import BUILDER_MODULES
+
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +86,7 @@ def bubblewrap_available() -> bool:
         return False
     try:
         probe = subprocess.run(
-            [*_bwrap_prefix(tempfile.gettempdir()), sys.executable, "-I", "-c", "pass"],
+            [*_bwrap_prefix(), sys.executable, "-I", "-c", "pass"],
             env={},
             capture_output=True,
             timeout=30,
@@ -97,7 +99,7 @@ def bubblewrap_available() -> bool:
     return probe.returncode == 0
 
 
-def _bwrap_prefix(workdir: str) -> list[str]:
+def _bwrap_prefix() -> list[str]:
     """bubblewrap arguments: namespaces, a read-only view of what Python needs, private /tmp."""
     args = [
         BWRAP, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
@@ -114,10 +116,9 @@ def _bwrap_prefix(workdir: str) -> list[str]:
     # may hold configuration), not /home, /root, /etc or the caller's /tmp.
     readable = {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parents[1])}
     readable.add(str(PROJECT_ROOT / "dicode"))
-    for path in sorted(p for p in readable if not p.startswith("/usr/")):
-        args += ["--ro-bind", path, path]
-    args += ["--chdir", "/tmp"]
-    del workdir  # the private /tmp inside the namespace is the working directory
+    for directory in sorted(p for p in readable if not p.startswith("/usr/")):
+        args += ["--ro-bind", directory, directory]
+    args += ["--chdir", "/tmp"]  # the private tmpfs is the working directory
     return args
 
 
@@ -125,10 +126,11 @@ class _Worker:
     """One started worker process that has reported READY."""
 
     def __init__(self, domain: str, limits: SandboxLimits, isolated: bool) -> None:
+        # Working directory outside bubblewrap; inside it, the private /tmp is used instead.
         self.tmpdir = tempfile.mkdtemp(prefix="dicode-sandbox-")
         command = [sys.executable, "-I", "-B", str(WORKER_SCRIPT), str(PROJECT_ROOT), domain]
         if isolated:
-            command = [*_bwrap_prefix(self.tmpdir), *command]
+            command = [*_bwrap_prefix(), *command]
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
@@ -142,10 +144,11 @@ class _Worker:
         line = _read_until(self.process, b"\n", time.monotonic() + limits.startup_seconds, 64)
         if line != b"READY\n":
             stderr = b""
-            self.kill()
+            self._stop()
             if self.process.stderr is not None:
                 with contextlib.suppress(OSError, ValueError):
                     stderr = self.process.stderr.read(4000)
+            self.kill()
             raise RuntimeError(
                 f"sandbox worker failed to start: {line!r} {stderr.decode(errors='replace')}"
             )
@@ -154,14 +157,18 @@ class _Worker:
     def pid(self) -> int:
         return self.process.pid
 
-    def kill(self) -> None:
-        """Kill the worker's whole process group and reap it; remove its temporary directory."""
+    def _stop(self) -> None:
+        """Kill the worker's whole process group and reap the worker."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
+
+    def kill(self) -> None:
+        """Stop the worker, close its pipes and remove its temporary directory."""
+        self._stop()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -210,6 +217,10 @@ class SandboxPool:
         isolation: bool | None = None,
     ) -> None:
         """``isolation``: use bubblewrap (True), not (False), or where the host allows (None)."""
+        if domain not in BUILDER_MODULES:
+            raise ValueError(
+                f"no level builder for domain {domain!r}; known: {sorted(BUILDER_MODULES)}"
+            )
         self.domain = domain
         self.limits = limits or SandboxLimits()
         self.isolated = bubblewrap_available() if isolation is None else isolation
@@ -217,13 +228,19 @@ class SandboxPool:
             log.warning(NO_BWRAP_WARNING)
         self._warm = max(1, warm)
         self._idle: list[_Worker] = []
+        self._starting = 0
         self._lock = threading.Condition()
         self._closed = False
         self._start_error: str | None = None
-        # One long-lived thread starts every worker: bubblewrap's --die-with-parent is tied to
-        # the thread that forked it, so that thread must outlive the workers.
-        self._refill_thread = threading.Thread(target=self._refill_loop, daemon=True)
-        self._refill_thread.start()
+        # Long-lived threads start every worker (up to two at once, since start-up is mostly
+        # CPU): bubblewrap's --die-with-parent is tied to the thread that forked it, so that
+        # thread must outlive the workers.
+        self._refill_threads = [
+            threading.Thread(target=self._refill_loop, daemon=True)
+            for _ in range(min(2, self._warm))
+        ]
+        for thread in self._refill_threads:
+            thread.start()
 
     def __enter__(self) -> SandboxPool:
         return self
@@ -234,20 +251,23 @@ class SandboxPool:
     def _refill_loop(self) -> None:
         while True:
             with self._lock:
-                while not self._closed and len(self._idle) >= self._warm:
+                while not self._closed and len(self._idle) + self._starting >= self._warm:
                     self._lock.wait()
                 if self._closed:
                     return
+                self._starting += 1
             try:
                 worker = _Worker(self.domain, self.limits, self.isolated)
             except (OSError, RuntimeError) as exc:
                 log.error("%s", exc)
                 with self._lock:
+                    self._starting -= 1
                     self._start_error = str(exc)
                     self._lock.notify_all()
                 time.sleep(1.0)
                 continue
             with self._lock:
+                self._starting -= 1
                 if self._closed:
                     worker.kill()
                     return
@@ -275,7 +295,10 @@ class SandboxPool:
             return [worker.pid for worker in self._idle]
 
     def build(self, source: str, pool_size: int = 32, seed: int = 0) -> BuildResult:
-        """Run a level's ``build`` ``pool_size`` times in a fresh worker; never raises for bad code."""
+        """Run a level's ``build`` ``pool_size`` times in a fresh worker.
+
+        Never raises because of the level: every failure comes back as ``BuildResult.error``.
+        """
         started = time.perf_counter()
         worker = self._take()
         handed_over = time.perf_counter()
@@ -347,7 +370,8 @@ class SandboxPool:
             self._lock.notify_all()
         for worker in idle:
             worker.kill()
-        self._refill_thread.join(timeout=10)
+        for thread in self._refill_threads:
+            thread.join(timeout=10)
 
 
 def _death_message(worker: _Worker) -> str:
@@ -357,8 +381,9 @@ def _death_message(worker: _Worker) -> str:
     except subprocess.TimeoutExpired:
         return "the sandbox worker stopped answering"
     # bubblewrap reports a child killed by signal N as exit status 128 + N.
-    if code < 0 or code > 128:
-        name = signal.Signals(-code if code < 0 else code - 128).name
+    number = -code if code < 0 else code - 128
+    if number in {s.value for s in signal.Signals}:
+        name = signal.Signals(number).name
         hint = {
             "SIGXCPU": " (CPU-time limit exceeded)",
             "SIGKILL": " (killed: a resource limit was exceeded)",

@@ -25,15 +25,15 @@ FORBIDDEN_NAMES = frozenset(
     }
 )  # fmt: skip
 
-# Attribute names reaching files, foreign code or interpreter internals through NumPy objects,
-# generators, frames or string formatting.
+# Attribute names reaching files, foreign code or interpreter internals through NumPy objects
+# (including a bit generator's ctypes/cffi interfaces), generators, frames or string formatting.
 FORBIDDEN_ATTRIBUTES = frozenset(
     {
         "ctypes", "ctypeslib", "load", "loadtxt", "save", "savez", "savez_compressed",
         "savetxt", "fromfile", "tofile", "genfromtxt", "memmap", "fromregex", "DataSource",
         "lib", "f2py", "distutils", "testing", "os", "sys", "core", "compat", "rec",
         "show_config", "show_runtime", "info", "lookfor", "source", "get_include", "dump",
-        "dumps", "format", "format_map", "mro", "from_dlpack",
+        "dumps", "format", "format_map", "mro", "from_dlpack", "cffi", "capsule",
     }
 )  # fmt: skip
 FORBIDDEN_ATTRIBUTE_PREFIXES = ("_", "gi_", "cr_", "ag_", "f_", "tb_", "co_")
@@ -59,7 +59,9 @@ def parse_level(source: str) -> ast.Module:
     if not isinstance(source, str):
         raise SyntaxError(f"level source must be text, got {type(source).__name__}")
     if len(source) > MAX_SOURCE_CHARS:
-        raise SyntaxError(f"level source is {len(source)} characters; the limit is {MAX_SOURCE_CHARS}")
+        raise SyntaxError(
+            f"level source is {len(source)} characters; the limit is {MAX_SOURCE_CHARS}"
+        )
     return ast.parse(source, filename="<level>", mode="exec")
 
 
@@ -103,7 +105,9 @@ def _check_node(node: ast.AST) -> None:
         _check_import(node.module or "", node)
         for alias in node.names:
             if alias.name == "*":
-                raise PolicyViolation(f"{_where(node)}: 'from {node.module} import *' is not allowed")
+                raise PolicyViolation(
+                    f"{_where(node)}: 'from {node.module} import *' is not allowed"
+                )
             _check_identifier(alias.name, node, "imported name")
             _check_attribute_name(alias.name, node)
     elif isinstance(node, ast.Attribute):
@@ -115,7 +119,9 @@ def _check_node(node: ast.AST) -> None:
     elif isinstance(node, ast.AsyncFunctionDef | ast.Await | ast.AsyncFor | ast.AsyncWith):
         raise PolicyViolation(f"{_where(node)}: async code is not allowed in level code")
     elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-        _check_identifier(node.name, node, "definition")
+        # A constructor is the one special method level code may define (helper classes).
+        if node.name != "__init__":
+            _check_identifier(node.name, node, "definition")
     elif isinstance(node, ast.arg):
         _check_identifier(node.arg, node, "argument")
     elif isinstance(node, ast.keyword) and node.arg is not None:
@@ -127,10 +133,10 @@ def _check_node(node: ast.AST) -> None:
             _check_identifier(name, node, "name")
     elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
         text = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
-        if _DUNDER_TEXT.search(text):
+        dunder = _DUNDER_TEXT.search(text)
+        if dunder:
             raise PolicyViolation(
-                f"{_where(node)}: strings naming dunder attributes ({_DUNDER_TEXT.search(text)[0]!r})"
-                " are not allowed"
+                f"{_where(node)}: strings naming dunder attributes ({dunder[0]!r}) are not allowed"
             )
 
 
@@ -139,7 +145,8 @@ def _check_import(module: str, node: ast.AST) -> None:
     if top not in ALLOWED_IMPORTS:
         allowed = ", ".join(sorted(ALLOWED_IMPORTS))
         raise PolicyViolation(
-            f"{_where(node)}: import of '{module}' is not allowed; level code may import only {allowed}"
+            f"{_where(node)}: import of '{module}' is not allowed; "
+            f"level code may import only {allowed}"
         )
     for part in module.split(".")[1:]:
         _check_attribute_name(part, node)
@@ -157,7 +164,9 @@ def _check_attribute_name(name: str, node: ast.AST) -> None:
         )
     if name in FORBIDDEN_ATTRIBUTES:
         hint = " (use an f-string)" if name in ("format", "format_map") else ""
-        raise PolicyViolation(f"{_where(node)}: attribute '{name}' is not allowed in level code{hint}")
+        raise PolicyViolation(
+            f"{_where(node)}: attribute '{name}' is not allowed in level code{hint}"
+        )
 
 
 def _check_build(tree: ast.Module) -> None:

@@ -26,6 +26,7 @@ import resource
 import sys
 import time
 import traceback
+from typing import Any, cast
 
 BUILDER_MODULES = {"tetris": "dicode.domains.tetris.builder"}
 ALLOWED_IMPORTS = ("math", "itertools", "functools", "collections", "numpy")
@@ -74,7 +75,9 @@ class CappedOutput(io.TextIOBase):
         return "".join(self.parts)
 
 
-def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # type: ignore[no-untyped-def]
+def _guarded_import(
+    name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+) -> Any:
     if level or name.split(".")[0] not in ALLOWED_IMPORTS:
         raise ImportError(f"import of '{name}' is not allowed in level code")
     return importlib.__import__(name, globals, locals, fromlist, level)
@@ -158,7 +161,7 @@ def _run_job(job: dict, builder_module: object, output: CappedOutput) -> tuple[d
         return {"ok": False, "error": f"the level printed more than {output.cap} characters"}, b""
     pool = {key: np.stack([inst[key] for inst in instances]) for key in instances[0]}
     buffer = io.BytesIO()
-    np.savez(buffer, **pool)
+    np.savez(buffer, **cast(dict[str, Any], pool))
     return {"ok": True, "error": None, "build_seconds": time.perf_counter() - started}, (
         buffer.getvalue()
     )

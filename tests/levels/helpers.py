@@ -24,8 +24,8 @@ def _processes() -> dict[int, tuple[int, str]]:
     return table
 
 
-def stray_workers(pool: SandboxPool, settle_seconds: float = 5.0) -> list[str]:
-    """Worker processes that are not warm idle workers of ``pool`` (or their children).
+def stray_workers(*pools: SandboxPool, settle_seconds: float = 5.0) -> list[str]:
+    """Worker processes that are not warm idle workers of ``pools`` (or their children).
 
     Polls for up to ``settle_seconds`` so a worker that the pool is starting right now (not yet
     idle) is not mistaken for one left behind.
@@ -33,7 +33,7 @@ def stray_workers(pool: SandboxPool, settle_seconds: float = 5.0) -> list[str]:
     deadline = time.monotonic() + settle_seconds
     while True:
         table = _processes()
-        allowed = set(pool.idle_pids())
+        allowed = {pid for pool in pools for pid in pool.idle_pids()}
         changed = True
         while changed:
             children = {pid for pid, (ppid, _) in table.items() if ppid in allowed}

@@ -108,7 +108,9 @@ def test_hostile_level_is_rejected_without_side_effects(
     assert not verdict.accepted
     assert verdict.bundle is None
     assert verdict.stage == _header(source, "expect-stage"), verdict.error
-    assert verdict.error and re.search(_header(source, "expect-error"), verdict.error), verdict.error
+    assert verdict.error and re.search(_header(source, "expect-error"), verdict.error), (
+        verdict.error
+    )
     captured = capfd.readouterr()
     outputs = [verdict.to_json(), captured.out, captured.err, caplog.text]
     _assert_no_side_effects(validator, workspace, listener, outputs, secret)

@@ -160,7 +160,9 @@ class LevelBuilder:
         c = _check_int("well", "col", col, 0, BOARD_WIDTH - 1)
         d = _check_int("well", "depth", depth, 1, BOARD_HEIGHT - SPAWN_ROWS)
         if self._board[BOARD_HEIGHT - d :].any():
-            raise _fail("well", f"pushing {d} rows would push filled cells off the top of the board")
+            raise _fail(
+                "well", f"pushing {d} rows would push filled cells off the top of the board"
+            )
         new_rows = np.ones((d, BOARD_WIDTH), np.uint8)
         new_rows[:, c] = 0
         self._board = np.concatenate([new_rows, self._board[: BOARD_HEIGHT - d]])
@@ -247,7 +249,9 @@ Allowed imports: math, itertools, functools, collections, numpy."""
 
 def builder_api_docs() -> str:
     """The builder API documentation for prompts, rendered from this module's docstrings."""
-    parts = [inspect.cleandoc(__doc__ or ""), "", "class LevelBuilder:", _indent(_doc(LevelBuilder))]
+    # The module docstring's first two paragraphs state the contract; the rest is for maintainers.
+    contract = "\n\n".join(inspect.cleandoc(__doc__ or "").split("\n\n")[:2])
+    parts = [contract, "", "class LevelBuilder:", _indent(_doc(LevelBuilder))]
     for name, member in LevelBuilder.__dict__.items():
         if name.startswith("_") or name == "to_arrays":
             continue
@@ -255,7 +259,9 @@ def builder_api_docs() -> str:
             parts.append(f"\n    level.{name}  (read-only)")
             parts.append(_indent(_doc(member), 8))
         elif callable(member):
-            signature = str(inspect.signature(member)).replace("(self, ", "(").replace("(self)", "()")
+            # Annotations are strings here (postponed evaluation); show them without quotes.
+            signature = str(inspect.signature(member)).replace("'", "")
+            signature = signature.replace("(self, ", "(").replace("(self)", "()")
             parts.append(f"\n    level.{name}{signature}")
             parts.append(_indent(_doc(member), 8))
     parts += ["", _BOUNDS]
