@@ -27,10 +27,6 @@ def default_url(run_name: str, runs_dir: str | Path = "runs") -> str:
     return f"sqlite:///{Path(runs_dir) / run_name / 'archive.sqlite'}"
 
 
-def is_sqlite(url: str | URL) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
-
-
 def create_archive_engine(url: str | URL, *, echo: bool = False) -> Engine:
     """Create an engine for the archive at ``url`` with the settings described above."""
     parsed = make_url(url)

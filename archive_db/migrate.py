@@ -6,7 +6,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.engine import URL
 
 from archive_db.engine import create_archive_engine, writer
@@ -35,12 +35,17 @@ def upgrade_to_head(url: str | URL) -> None:
     """
     engine = create_archive_engine(url)
     try:
-        with writer(engine).begin() as connection:
-            if connection.dialect.name == "postgresql":
-                connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
-            _upgrade(connection)
+        upgrade_engine(engine)
     finally:
         engine.dispose()
+
+
+def upgrade_engine(engine: Engine) -> None:
+    """`upgrade_to_head` on an existing engine (needed for in-memory SQLite)."""
+    with writer(engine).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+        _upgrade(connection)
 
 
 def _upgrade(connection: Connection) -> None:

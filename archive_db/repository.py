@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, and_, func, insert, select, update
+from sqlalchemy import Engine, Table, and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from archive_db.engine import create_archive_engine, session_factories
-from archive_db.migrate import upgrade_to_head
+from archive_db.migrate import upgrade_engine
 from archive_db.models import (
     STATUS_LETTERS,
     VERDICTS,
@@ -85,9 +85,10 @@ class ArchiveRepository:
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> ArchiveRepository:
         """Connect to the archive at ``url``, migrating it to the latest schema first."""
+        engine = create_archive_engine(url)
         if migrate:
-            upgrade_to_head(url)
-        return cls(create_archive_engine(url))
+            upgrade_engine(engine)
+        return cls(engine)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -104,12 +105,14 @@ class ArchiveRepository:
             yield session
 
     def _insert(self, model: type[Any]) -> Any:
-        return pg_insert(model) if self._postgres else sqlite_insert(model)
+        """INSERT … ON CONFLICT for this backend, on the bare table (no ORM bookkeeping)."""
+        table = model.__table__
+        return pg_insert(table) if self._postgres else sqlite_insert(table)
 
     def _log_changes(
         self, session: Session, run_id: int, entries: Iterable[tuple[str, int, int | None]]
     ) -> None:
-        """Append change-log rows; must be the last statement before commit (see `Change`)."""
+        """Append change-log rows to the current transaction (see `Change` for the ordering)."""
         rows = [
             {"run_id": run_id, "entity": entity, "entity_id": entity_id, "other_id": other}
             for entity, entity_id, other in entries
@@ -117,9 +120,9 @@ class ArchiveRepository:
         if not rows:
             return
         if self._postgres:
-            # Held to commit, so ids are allocated and become visible in the same order.
+            # Taken before the ids are drawn and held to commit, so ids become visible in order.
             session.execute(select(func.pg_advisory_xact_lock(_CHANGE_LOG_LOCK)))
-        session.execute(insert(Change), rows)
+        session.execute(insert(_CHANGES), rows)
 
     # ------------------------------------------------------------------ runs
     def create_run(
@@ -222,7 +225,7 @@ class ArchiveRepository:
             return InsertedLevel(id=existing, created=False)
         if parents:
             session.execute(
-                insert(LineageEdge),
+                insert(_EDGES),
                 [{"parent_id": p, "child_id": new_id, "run_id": run_id} for p in parents],
             )
         self._log_changes(
@@ -254,10 +257,14 @@ class ArchiveRepository:
         *,
         status: str | None = None,
         active: bool | None = None,
+        sampled: bool | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[LevelInfo]:
+        """Levels of a run by id; ``sampled=False`` lists those never drawn for training yet."""
         query = select(Level).where(Level.run_id == run_id)
+        if sampled is not None:
+            query = query.where(Level.times_sampled > 0 if sampled else Level.times_sampled == 0)
         if status is not None:
             query = query.where(Level.status == status)
         if active is not None:
@@ -619,10 +626,18 @@ class ArchiveRepository:
                 window = and_(Change.run_id == run_id, Change.id > cursor, Change.id <= new_cursor)
                 changed_levels = select(Change.entity_id).where(window, Change.entity == "level")
                 level_filter = Level.id.in_(changed_levels)
+                # An edge's change row holds the child in entity_id, the parent in other_id.
                 edge_rows = [
-                    (int(p or 0), c)
+                    (p, c)
                     for p, c in session.execute(
-                        select(Change.other_id, Change.entity_id)
+                        select(LineageEdge.parent_id, LineageEdge.child_id)
+                        .join(
+                            Change,
+                            and_(
+                                Change.entity_id == LineageEdge.child_id,
+                                Change.other_id == LineageEdge.parent_id,
+                            ),
+                        )
                         .where(window, Change.entity == "edge")
                         .order_by(Change.id)
                     )
@@ -681,6 +696,8 @@ class ArchiveRepository:
             )
 
 
+_CHANGES = cast(Table, Change.__table__)
+_EDGES = cast(Table, LineageEdge.__table__)
 _NODE_QUERY = select(
     Level.id,
     Level.status,

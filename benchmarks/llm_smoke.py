@@ -34,8 +34,11 @@ DEFAULT_PARENT = Path(__file__).resolve().parents[1] / "tests" / "teachers" / "l
 
 
 def smoke_settings() -> LLMTeacherSettings:
-    """Paper sampling; token budgets sized to the small model's 8k context."""
-    return LLMTeacherSettings(description_max_tokens=512, code_max_tokens=768)
+    """Paper sampling; token budgets sized to the small model's 8k context; llama.cpp's
+    structured-output dialect (it rejects the ``json_schema`` form vLLM uses)."""
+    return LLMTeacherSettings(
+        description_max_tokens=512, code_max_tokens=768, structured_output="json_object"
+    )
 
 
 async def drive(
@@ -46,7 +49,7 @@ async def drive(
     config = LLMConfig(base_url=base_url, model=model, timeout_s=600, max_retries=1,
                        max_concurrency=1, seed=seed)
     prompts = load_prompts("tetris")
-    validate = sandbox_validator("tetris", pool_size=pool_size, rollouts=rollouts)
+    validate = sandbox_validator("tetris", seed, pool_size=pool_size, rollouts=rollouts)
     try:
         teacher = LLMTeacher(LLMClient(config), validate, prompts,
                              render_system_prompt(prompts), smoke_settings())

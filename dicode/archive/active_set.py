@@ -12,6 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from dicode.archive.config import ArchiveConfig
+
+DEFAULT_CONFIG = ArchiveConfig()
+
 
 class ActiveSnapshot(Protocol):
     @property
@@ -70,10 +74,11 @@ def offer(
     run_id: int,
     level_id: int,
     score: float,
-    capacity: int,
-    retries: int = 50,
+    config: ArchiveConfig = DEFAULT_CONFIG,
 ) -> Admission:
-    """Offer a level to the run's active set; safe against concurrent offers."""
+    """Offer a level to the run's active set (capacity ``config.active_capacity``); safe
+    against concurrent offers (up to ``config.admission_retries`` compare-and-swap tries)."""
+    capacity, retries = config.active_capacity, config.admission_retries
     for _ in range(retries):
         snapshot = store.active_set(run_id)
         decision = plan_admission(snapshot.level_ids, snapshot.scores, level_id, score, capacity)

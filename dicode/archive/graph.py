@@ -31,7 +31,7 @@ class ChangeSource(Protocol):
 
 @dataclass(frozen=True)
 class LevelColumns:
-    """Per-level arrays aligned by row (row i describes level ``ids[i]``); read-only views."""
+    """Per-level arrays aligned by row (row i describes level ``ids[i]``)."""
 
     ids: npt.NDArray[np.int64]
     status: npt.NDArray[np.int8]  # 0..3 for A..D
@@ -85,16 +85,23 @@ class LineageView:
         return self._size
 
     def columns(self) -> LevelColumns:
+        """Read-only views of the per-level arrays, valid until the next `apply`/`refresh`."""
         n = self._size
+
+        def frozen(a: np.ndarray) -> np.ndarray:
+            view = a[:n]
+            view.flags.writeable = False
+            return view
+
         return LevelColumns(
-            ids=self._ids[:n],
-            status=self._status[:n],
-            success_rate=self._success[:n],
-            score=self._score[:n],
-            active=self._active[:n],
-            last_sampled=self._last_sampled[:n],
-            n_children=self._children[:n],
-            n_good_children=self._good_children[:n],
+            ids=frozen(self._ids),
+            status=frozen(self._status),
+            success_rate=frozen(self._success),
+            score=frozen(self._score),
+            active=frozen(self._active),
+            last_sampled=frozen(self._last_sampled),
+            n_children=frozen(self._children),
+            n_good_children=frozen(self._good_children),
         )
 
     def node(self, level_id: int) -> LevelNode:
@@ -139,7 +146,7 @@ class LineageView:
         self._active[row] = node.active
         self._last_sampled[row] = -1 if node.last_sampled is None else node.last_sampled
         self.graph.add_node(node.id, **asdict(node))
-        if was_good != is_good and node.id in self.graph:
+        if was_good != is_good:
             delta = 1 if is_good else -1
             for parent in self.graph.predecessors(node.id):
                 self._good_children[self._row[parent]] += delta

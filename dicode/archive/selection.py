@@ -34,10 +34,7 @@ def candidate_mask(
 
 def parent_candidates(columns: LevelColumns, config: ArchiveConfig) -> npt.NDArray[np.int64]:
     """Ids of the levels parents are drawn from, after the configured fallback."""
-    mask = candidate_mask(columns, config.candidate_rule, config.max_children)
-    if not mask.any() and config.fallback_to_lenient:
-        mask = candidate_mask(columns, "lenient", config.max_children)
-    return columns.ids[mask]
+    return columns.ids[_candidate_rows(columns, config)]
 
 
 def select_parents(
@@ -48,10 +45,7 @@ def select_parents(
     If every candidate has learnability 0 (all unmeasured, solved or failed) the draw is
     uniform among them. Returns fewer than ``n`` ids only when there are fewer candidates.
     """
-    mask = candidate_mask(columns, config.candidate_rule, config.max_children)
-    if not mask.any() and config.fallback_to_lenient:
-        mask = candidate_mask(columns, "lenient", config.max_children)
-    rows = np.flatnonzero(mask)
+    rows = _candidate_rows(columns, config)
     weights = learnability_array(columns.success_rate[rows])
     if config.top_k is not None and config.top_k < rows.shape[0]:
         # Highest learnability first; ties keep the older (lower row) level.
@@ -61,3 +55,10 @@ def select_parents(
         weights = np.ones_like(weights)
     chosen = weighted_sample_without_replacement(weights, n, rng)
     return columns.ids[rows[chosen]]
+
+
+def _candidate_rows(columns: LevelColumns, config: ArchiveConfig) -> npt.NDArray[np.intp]:
+    mask = candidate_mask(columns, config.candidate_rule, config.max_children)
+    if not mask.any() and config.fallback_to_lenient:
+        mask = candidate_mask(columns, "lenient", config.max_children)
+    return np.flatnonzero(mask)

@@ -111,11 +111,11 @@ def write_results(out: Path, results: list[TeacherResult], summary: TeachSummary
     (out / "summary.json").write_text(json.dumps(summary.as_dict(), indent=2) + "\n")
 
 
-def default_validator(domain: str, pool_size: int, rollouts: bool) -> Any:
+def default_validator(domain: str, seed: int, pool_size: int, rollouts: bool) -> Any:
     """The sandbox pipeline for ``domain`` (imported here so ``--help`` stays fast)."""
     from dicode.teachers.validation import sandbox_validator
 
-    return sandbox_validator(domain, pool_size=pool_size, rollouts=rollouts)
+    return sandbox_validator(domain, seed, pool_size=pool_size, rollouts=rollouts)
 
 
 def record_in_archive(
@@ -187,7 +187,7 @@ def teach(
         if instruction is not None:
             request = TeacherRequest(parent_level, target, instruction, examples, seed + i)
         requests.append(request)
-    validate = default_validator(domain, pool_size, rollouts)
+    validate = default_validator(domain, seed, pool_size, rollouts)
     try:
         try:
             built = make_teacher(teacher, TeacherContext(domain, validate, seed))

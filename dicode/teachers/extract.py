@@ -59,8 +59,8 @@ def extract_code(answer: str | None) -> CodeExtraction:
     tagged = [_strip_fences(t).strip("\n") for t in tagged if t.strip()]
     if tagged:
         return CodeExtraction(max(tagged, key=len) + "\n", "tag")
-    if "<code>" in answer.lower():
-        return CodeExtraction(None, error="the <code> tag is empty")
+    # An empty "<code></code>" is often the prompt's wording echoed inside a fenced block
+    # (seen with SmolLM2): look further before giving up.
     fenced = [
         body for lang, body in _FENCE.findall(answer) if lang.lower() in _PYTHON_FENCE_LANGS
     ]
@@ -69,6 +69,8 @@ def extract_code(answer: str | None) -> CodeExtraction:
         return CodeExtraction(max(fenced, key=len) + "\n", "fence")
     if _PYTHON_LINE.search(answer):
         return CodeExtraction(answer.strip("\n") + "\n", "bare")
+    if "<code>" in answer.lower():
+        return CodeExtraction(None, error="the <code> tag is empty")
     return CodeExtraction(
         None,
         error=(
@@ -94,16 +96,26 @@ class LevelDescription(BaseModel):
     )
 
 
-def description_response_format() -> dict[str, Any]:
-    """``response_format`` for vLLM's structured output (the ``json_schema`` form)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": "level_description",
-            "schema": LevelDescription.model_json_schema(),
-            "strict": True,
-        },
-    }
+StructuredOutput = Literal["json_schema", "json_object", "none"]
+
+
+def description_response_format(style: StructuredOutput = "json_schema") -> dict[str, Any] | None:
+    """``response_format`` for the description stage.
+
+    ``json_schema`` is the OpenAI / vLLM form (vLLM's current field; the old ``guided_json``
+    is ignored by newer servers). ``json_object`` is llama-cpp-python's dialect
+    (``{"type": "json_object", "schema": ...}``; it rejects ``json_schema``). ``none`` sends
+    no constraint and relies on the prompt plus validation.
+    """
+    schema = LevelDescription.model_json_schema()
+    if style == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "level_description", "schema": schema, "strict": True},
+        }
+    if style == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from dicode.teachers.base import (
 from dicode.teachers.examples import ExampleRetriever
 from dicode.teachers.extract import (
     LevelDescription,
+    StructuredOutput,
     description_response_format,
     extract_code,
     parse_description,
@@ -50,6 +51,7 @@ class LLMTeacherSettings:
     description_max_tokens: int = 1024
     code_max_tokens: int = 4096
     examples_in_prompt: int = 3
+    structured_output: StructuredOutput = "json_schema"  # "json_object" for llama.cpp's server
 
 
 def _clip(text: str, limit: int = _ERROR_CHARS) -> str:
@@ -136,7 +138,7 @@ class LLMTeacher:
                 temperature=self._settings.temperature,
                 top_p=self._settings.top_p,
                 max_tokens=self._settings.description_max_tokens,
-                response_format=description_response_format(),
+                response_format=description_response_format(self._settings.structured_output),
                 seed=request.seed + attempt,
             )
             self._record(result, stage, messages, chat)
@@ -186,10 +188,11 @@ class LLMTeacher:
             )
             self._record(result, stage, messages, chat)
             if not chat.ok or chat.text is None:
-                # Keep the failure of an earlier round if this was a repair that got no answer.
+                failed = f"{stage} stage: model call failed ({chat.error_kind}): {chat.error}"
                 if round_index == 0:
-                    result.failing_stage = "code"
-                result.error = f"{stage} stage: model call failed ({chat.error_kind}): {chat.error}"
+                    result.failing_stage, result.error = "code", failed
+                else:  # keep the rejection that the repair was meant to fix
+                    result.error = f"{result.error}; then {failed}"
                 return
             failed_stage, failure = await self._judge(round_index, chat.text, result)
             if failed_stage is None:

@@ -16,17 +16,18 @@ from dicode.levels.verdict import Verdict
 class SandboxValidate:
     """Callable ``(source) -> Verdict`` over a long-lived, thread-safe ``Validator``."""
 
-    def __init__(self, domain: str, **validator_options: Any) -> None:
+    def __init__(self, domain: str, seed: int = 0, **validator_options: Any) -> None:
         self.domain = domain
+        self.seed = seed  # seeds every level's pool, so a verdict can be reproduced
         self._validator = Validator(domain, **validator_options)
 
     def __call__(self, source: str) -> Verdict:
-        return self._validator.validate(source)
+        return self._validator.validate(source, seed=self.seed)
 
     def close(self) -> None:
         self._validator.close()
 
 
-def sandbox_validator(domain: str, **validator_options: Any) -> SandboxValidate:
+def sandbox_validator(domain: str, seed: int = 0, **validator_options: Any) -> SandboxValidate:
     """The real sandbox pipeline for ``domain`` (options as for ``Validator``)."""
-    return SandboxValidate(domain, **validator_options)
+    return SandboxValidate(domain, seed, **validator_options)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from archive_db import ArchiveRepository
 from archive_db.records import NewLevel, content_hash
 from dicode.archive.active_set import Admission, offer, plan_admission
+from dicode.archive.config import ArchiveConfig
 
 
 def test_room_then_beating_the_worst() -> None:
@@ -44,7 +45,7 @@ def test_offer_through_the_database(archive_url: str) -> None:
         lid = repo.insert_level(run.id, NewLevel("tetris", content_hash(str(i)), "t")).id
         repo.update_level(lid, score=score)
         ids.append(lid)
-        offer(repo, run.id, lid, score, capacity=3)
+        offer(repo, run.id, lid, score, ArchiveConfig(active_capacity=3))
     active = repo.active_set(run.id)
     assert sorted(active.level_ids) == sorted([ids[1], ids[2], ids[3]])
     assert repo.stats(run.id).active == 3

@@ -63,6 +63,9 @@ def test_incremental_view_equals_a_fresh_snapshot(sqlite_url: str) -> None:
         good = sum(fresh.graph.nodes[k]["status"] in "ABC" for k in kids)
         assert columns.n_good_children[row] == good
     assert live.refresh(repo, run.id) == 0
+    first = repo.get_level(ids[0])
+    assert live.node(ids[0]).status == first.status
+    assert live.node(ids[0]).times_sampled == first.times_sampled
     repo.close()
 
 

@@ -37,6 +37,9 @@ def test_runs_are_created_once_and_found_by_name_or_id(repo: ArchiveRepository) 
     with pytest.raises(InvalidRecordError, match="already exists"):
         repo.create_run("alpha", domain="tetris", seed=1)
     assert repo.open_run("alpha", domain="tetris", seed=99).id == run.id
+    repo.set_run_status(run.id, "running")
+    assert repo.get_run("alpha").status == "running"
+    assert [r.name for r in repo.list_runs()] == ["alpha"]
     with pytest.raises(NotFoundError):
         repo.get_run("nope")
 
@@ -163,6 +166,9 @@ def test_sampling_marks_scores_checkpoints_and_events(repo: ArchiveRepository) -
     repo.mark_sampled([a], step=5)
     assert (repo.get_level(a).last_sampled, repo.get_level(a).times_sampled) == (5, 2)
     assert (repo.get_level(b).last_sampled, repo.get_level(b).times_sampled) == (4, 1)
+    fresh = repo.insert_level(run.id, level("fresh")).id
+    assert [lv.id for lv in repo.list_levels(run.id, sampled=False)] == [fresh]
+    assert [lv.id for lv in repo.list_levels(run.id, sampled=True)] == [a, b]
     repo.update_level(b, score=0.2, status="B", success_rate=0.6)
     assert (repo.get_level(b).status, repo.get_level(b).score) == ("B", 0.2)
     with pytest.raises(InvalidRecordError):
@@ -213,3 +219,11 @@ def test_change_feed_delivers_only_what_changed(repo: ArchiveRepository) -> None
     assert next(n for n in changes.levels if n.id == a).status == "B"
     quiet = repo.changes_since(run.id, changes.cursor)
     assert quiet.levels == () and quiet.edges == () and quiet.cursor == changes.cursor
+
+
+def test_an_in_memory_archive_works_for_quick_experiments() -> None:
+    repo = ArchiveRepository.open("sqlite://")
+    run = repo.create_run("scratch", domain="tetris", seed=0)
+    repo.insert_level(run.id, level("a"))
+    assert repo.stats().levels == 1
+    repo.close()

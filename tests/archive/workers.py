@@ -6,9 +6,10 @@ import os
 import time
 from multiprocessing.synchronize import Event
 
-from archive_db import ArchiveRepository
+from archive_db import ArchiveRepository, create_archive_engine
 from archive_db.records import NewAttempt, NewLevel, content_hash
 from dicode.archive.active_set import offer
+from dicode.archive.config import ArchiveConfig
 
 LEVELS_PER_WORKER = 20
 SHARED_LEVELS = 8
@@ -25,7 +26,7 @@ def shared_tag(k: int) -> str:
 def write_lineage(url: str, run_id: int, root_id: int, worker: int) -> None:
     """A chain of own levels (each from the previous one), shared levels every worker also
     writes (all from the root), and one rejected attempt per own level."""
-    repo = ArchiveRepository(_engine(url))
+    repo = ArchiveRepository(create_archive_engine(url))
     parent = root_id
     for k in range(LEVELS_PER_WORKER):
         tag = own_tag(worker, k)
@@ -79,15 +80,16 @@ def write_lineage(url: str, run_id: int, root_id: int, worker: int) -> None:
 def offer_levels(
     url: str, run_id: int, level_ids: list[int], scores: list[float], capacity: int
 ) -> None:
-    repo = ArchiveRepository(_engine(url))
+    repo = ArchiveRepository(create_archive_engine(url))
+    config = ArchiveConfig(active_capacity=capacity, admission_retries=500)
     for level_id, score in zip(level_ids, scores, strict=True):
-        offer(repo, run_id, level_id, score, capacity, retries=500)
+        offer(repo, run_id, level_id, score, config)
     repo.close()
 
 
 def die_inside_a_transaction(url: str, run_id: int, parent_id: int, ready: Event) -> None:
     """Write a level, its edge and an attempt in one transaction, then hang until killed."""
-    repo = ArchiveRepository(_engine(url))
+    repo = ArchiveRepository(create_archive_engine(url))
     with repo._writing() as session:  # the repository's own transaction, held open
         repo._insert_level(
             session,
@@ -98,9 +100,3 @@ def die_inside_a_transaction(url: str, run_id: int, parent_id: int, ready: Event
         ready.set()
         time.sleep(120)
     os._exit(3)  # never reached: the test kills us first
-
-
-def _engine(url: str):  # type: ignore[no-untyped-def]
-    from archive_db.engine import create_archive_engine
-
-    return create_archive_engine(url)

@@ -93,7 +93,24 @@ def test_schema_violations_name_the_field() -> None:
 
 def test_response_format_is_vllm_json_schema_form() -> None:
     fmt = description_response_format()
-    assert fmt["type"] == "json_schema"
+    assert fmt is not None and fmt["type"] == "json_schema"
     schema = fmt["json_schema"]["schema"]
     assert set(schema["required"]) == {"reasoning", "title", "description"}
     assert schema["additionalProperties"] is False
+
+
+def test_llama_cpp_dialect_and_no_constraint() -> None:
+    fmt = description_response_format("json_object")
+    assert fmt is not None and fmt["type"] == "json_object"
+    assert fmt["schema"]["required"] == ["reasoning", "title", "description"]
+    assert description_response_format("none") is None
+
+
+def test_empty_tag_echoed_inside_a_fence_does_not_hide_the_fenced_code() -> None:
+    # A real SmolLM2 answer: the prompt's "<code></code>" wording echoed in a docstring.
+    answer = (
+        '```python\ndef build(level, rng):\n    """Return the module inside <code></code> '
+        'tags."""\n    level.garbage(3)\n```'
+    )
+    found = extract_code(answer)
+    assert found.method == "fence" and "level.garbage(3)" in (found.code or "")

@@ -358,3 +358,17 @@ def test_teacher_path_never_executes_generated_code(module: str) -> None:
     assert not called_names(source) & FORBIDDEN_CALLS
     detector_works = called_names("exec(code)\nimportlib.import_module(m)") & FORBIDDEN_CALLS
     assert detector_works == {"exec", "import_module"}
+
+
+def test_repair_call_failure_keeps_the_rejection_it_was_fixing(
+    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
+    parent: ParentLevel, seeds: list[ExampleLevel],
+) -> None:
+    broken = with_syntax_error(good_code(seeds))
+    server.enqueue(
+        FakeReply.json(DESCRIPTION), FakeReply.text(broken), *[FakeReply.http_error(502)] * 2
+    )
+    result = propose(make_teacher(server, validate, system_prompt), request_for(parent, seeds))
+    assert result.failing_stage == "syntax"
+    assert result.error and "sandbox rejected the level at stage 'syntax'" in result.error
+    assert "then repair-1 stage: model call failed (server_error)" in result.error
