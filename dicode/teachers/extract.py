@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -94,16 +94,53 @@ class LevelDescription(BaseModel):
     )
 
 
-def description_response_format() -> dict[str, Any]:
-    """``response_format`` for vLLM's structured output (the ``json_schema`` form)."""
+def json_schema_response_format(name: str, model: type[BaseModel]) -> dict[str, Any]:
+    """``response_format`` in the OpenAI / vLLM structured-output form for a pydantic model."""
     return {
         "type": "json_schema",
-        "json_schema": {
-            "name": "level_description",
-            "schema": LevelDescription.model_json_schema(),
-            "strict": True,
-        },
+        "json_schema": {"name": name, "schema": model.model_json_schema(), "strict": True},
     }
+
+
+def description_response_format() -> dict[str, Any]:
+    """``response_format`` for vLLM's structured output (the ``json_schema`` form)."""
+    return json_schema_response_format("level_description", LevelDescription)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_json_model(
+    answer: str | None, model: type[M], finish_reason: str | None = None, what: str = "answer"
+) -> tuple[M | None, str | None]:
+    """Validate a JSON answer against ``model``: the value, or None and a precise reason.
+
+    A fenced JSON block is accepted (servers without structured output often fence it); the
+    error names the problem: empty, cut off (``finish_reason == "length"``), not JSON at a given
+    position, or JSON that misses or mistypes a field (``what`` names the schema in messages).
+    """
+    if answer is None or not answer.strip():
+        return None, "empty answer: expected a JSON object"
+    text = answer.strip()
+    fence = _FENCE.search(text)
+    if fence and fence.group(1).lower() in {"", "json"}:
+        text = fence.group(2).strip()
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = " — the answer was cut off at the token limit" if finish_reason == "length" else ""
+        ends = "" if exc.pos < len(text) else " (the text ended before the JSON did)"
+        return None, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{ends}{cut}"
+    if not isinstance(raw, dict):
+        return None, f"expected a JSON object, got {type(raw).__name__}"
+    try:
+        return model.model_validate(raw), None
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        return None, f"JSON does not match the {what} schema: {problems}"
 
 
 @dataclass(frozen=True)
@@ -119,33 +156,6 @@ class DescriptionParse:
 
 
 def parse_description(answer: str | None, finish_reason: str | None = None) -> DescriptionParse:
-    """Validate the description stage's JSON answer.
-
-    A fenced JSON block is accepted (servers without structured output often fence it); the
-    error names the problem precisely: empty, cut off (``finish_reason == "length"``), not JSON
-    at a given position, or JSON that misses or mistypes a field.
-    """
-    if answer is None or not answer.strip():
-        return DescriptionParse(None, "empty answer: expected a JSON object")
-    text = answer.strip()
-    fence = _FENCE.search(text)
-    if fence and fence.group(1).lower() in {"", "json"}:
-        text = fence.group(2).strip()
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        cut = " — the answer was cut off at the token limit" if finish_reason == "length" else ""
-        ends = "" if exc.pos < len(text) else " (the text ended before the JSON did)"
-        return DescriptionParse(
-            None, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{ends}{cut}"
-        )
-    if not isinstance(raw, dict):
-        return DescriptionParse(None, f"expected a JSON object, got {type(raw).__name__}")
-    try:
-        return DescriptionParse(LevelDescription.model_validate(raw))
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
-            for err in exc.errors()
-        )
-        return DescriptionParse(None, f"JSON does not match the description schema: {problems}")
+    """Validate the description stage's JSON answer (see ``parse_json_model``)."""
+    value, error = parse_json_model(answer, LevelDescription, finish_reason, "description")
+    return DescriptionParse(value, error)

@@ -1,0 +1,169 @@
+"""Prompts and answer schemas for LLM judges and the LLM player.
+
+Boards go to the model either as characters (``#`` filled, ``.`` empty, ``@`` the piece just
+placed; top row first) or as PNG images in ``image_url`` content parts (data URLs), for
+vision-language models. Answers are JSON constrained by ``response_format``; three forms are
+supported because servers differ: ``json_schema`` (OpenAI, vLLM), ``json_object`` with a
+``schema`` field (llama-cpp-python's server) and ``none`` (schema only described in the prompt).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from dicode.domains.tetris.render import ascii_board, board_image
+from dicode.judges.base import Outcome
+from dicode.teachers.extract import json_schema_response_format
+
+View = Literal["text", "image"]
+Structured = Literal["json_schema", "json_object", "none"]
+STRUCTURED_FORMS: tuple[str, ...] = ("json_schema", "json_object", "none")
+
+RULES = (
+    "You judge placements in Tetris on a board 10 columns wide and 20 rows high. "
+    "Good placements keep the stack low and flat, leave no holes (empty cells under filled "
+    "ones), avoid deep wells and clear lines. Bad placements bury holes, build towers and "
+    "leave a jagged surface."
+)
+TEXT_LEGEND = (
+    "Boards are drawn top row first: '#' is a filled cell, '.' an empty one, '@' the cells of "
+    "the piece just placed, '|' the walls and '+--+' the floor."
+)
+IMAGE_LEGEND = "Boards are images: filled cells are blue squares, empty cells dark."
+PLACEMENT_LEGEND = (
+    "A placement is (rotation, column): rotation is the piece's rotation state 0-3, column the "
+    "board column (0 = leftmost) of the piece's leftmost cell; the piece drops straight down."
+)
+
+
+class ScoreAnswer(BaseModel):
+    """The absolute judgement: a score and a placement for the next piece."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float = Field(ge=-1.0, le=1.0, description="-1 terrible … 0 neutral … 1 excellent")
+    suggested_rotation: int = Field(description="rotation state 0-3 for the next piece")
+    suggested_column: int = Field(description="column of the next piece's leftmost cell")
+
+
+class PairAnswer(BaseModel):
+    """The pairwise judgement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    better: Literal["A", "B", "equal"] = Field(description="which result is better")
+
+
+class ChoiceAnswer(BaseModel):
+    """The player's pick among numbered placements."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    choice: int = Field(description="the number of the chosen placement")
+
+
+def response_format(
+    structured: Structured, name: str, model: type[BaseModel]
+) -> dict[str, Any] | None:
+    """The ``response_format`` request field for ``model`` in the given form (None = omit)."""
+    if structured == "json_schema":
+        return json_schema_response_format(name, model)
+    if structured == "json_object":
+        return {"type": "json_object", "schema": model.model_json_schema()}
+    if structured == "none":
+        return None
+    raise ValueError(f"unknown structured-output form {structured!r}; use {STRUCTURED_FORMS}")
+
+
+def json_instruction(example: str) -> str:
+    return f"Answer with one JSON object only, like {example}."
+
+
+def placed_cells(outcome: Outcome) -> np.ndarray | None:
+    """Cells of the piece just placed; None when lines were cleared (the rows moved)."""
+    if outcome.lines:
+        return None
+    return (np.asarray(outcome.after) > 0) & ~(np.asarray(outcome.before) > 0)
+
+
+def png_data_url(board: np.ndarray) -> str:
+    """The board as a PNG ``data:`` URL for an ``image_url`` content part."""
+    buffer = io.BytesIO()
+    board_image(board, cell=16).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _image_part(board: np.ndarray) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": png_data_url(board)}}
+
+
+def _describe_move(outcome: Outcome) -> str:
+    cleared = f", clearing {outcome.lines} line(s)" if outcome.lines else ""
+    return f"the {outcome.piece_name} piece was placed at {outcome.placement.describe()}{cleared}"
+
+
+def _system(view: View) -> dict[str, Any]:
+    legend = TEXT_LEGEND if view == "text" else IMAGE_LEGEND
+    return {"role": "system", "content": f"{RULES}\n{legend}\n{PLACEMENT_LEGEND}"}
+
+
+def score_messages(outcome: Outcome, view: View) -> list[dict[str, Any]]:
+    """Messages asking for an absolute score of one outcome and a next-piece suggestion."""
+    nxt = (
+        f"The next piece is {'IOTSZJL'[outcome.next_piece]}."
+        if outcome.next_piece is not None
+        else "The next piece is unknown; suggest any placement."
+    )
+    ask = (
+        f"Rate the result from -1 (terrible) to 1 (excellent). {nxt} "
+        + json_instruction(
+            '{"score": -0.3, "suggested_rotation": 0, "suggested_column": 4}'
+        )
+    )
+    head = f"Before the move the board was as shown first; then {_describe_move(outcome)}."
+    if view == "text":
+        text = (
+            f"{head}\n\nBefore:\n{ascii_board(outcome.before)}\n\n"
+            f"After:\n{ascii_board(outcome.after, placed_cells(outcome))}\n\n{ask}"
+        )
+        return [_system(view), {"role": "user", "content": text}]
+    content = [
+        {"type": "text", "text": f"{head} Before:"},
+        _image_part(outcome.before),
+        {"type": "text", "text": "After:"},
+        _image_part(outcome.after),
+        {"type": "text", "text": ask},
+    ]
+    return [_system(view), {"role": "user", "content": content}]
+
+
+def pair_messages(first: Outcome, second: Outcome, view: View) -> list[dict[str, Any]]:
+    """Messages asking which of two outcomes of the same decision (shown as A, B) is better."""
+    head = (
+        f"The same {first.piece_name} piece can be placed in two ways on the board below. "
+        "Which result is better for the rest of the game?"
+    )
+    ask = json_instruction('{"better": "A"}') + ' Use "equal" only if they are equally good.'
+    if view == "text":
+        text = (
+            f"{head}\n\nBoard:\n{ascii_board(first.before)}\n\n"
+            f"A ({first.placement.describe()}):\n{ascii_board(first.after, placed_cells(first))}"
+            f"\n\nB ({second.placement.describe()}):\n"
+            f"{ascii_board(second.after, placed_cells(second))}\n\n{ask}"
+        )
+        return [_system(view), {"role": "user", "content": text}]
+    content = [
+        {"type": "text", "text": f"{head} Board:"},
+        _image_part(first.before),
+        {"type": "text", "text": f"A ({first.placement.describe()}):"},
+        _image_part(first.after),
+        {"type": "text", "text": f"B ({second.placement.describe()}):"},
+        _image_part(second.after),
+        {"type": "text", "text": ask},
+    ]
+    return [_system(view), {"role": "user", "content": content}]
