@@ -5,11 +5,13 @@ from __future__ import annotations
 import typer
 
 from dicode.domains.tetris.cli import app as tetris_app
+from dicode.judges.cli import judge_app
 from dicode.teachers.cli import teach_app
 
 app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
 app.add_typer(tetris_app, name="tetris")
 app.add_typer(teach_app, name="teach")
+app.add_typer(judge_app, name="judge")
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 import jax.numpy as jnp
@@ -57,7 +57,9 @@ class BenchmarkSettings:
         if not 0 <= self.min_pieces <= self.max_pieces:
             raise ValueError("need 0 <= min_pieces <= max_pieces")
         if self.candidates is not None and self.candidates < 2:
-            raise ValueError(f"candidates must be at least 2 (best and worst), got {self.candidates}")
+            raise ValueError(
+                f"candidates must be at least 2 (best and worst), got {self.candidates}"
+            )
         if self.mode not in ("absolute", "pairwise"):
             raise ValueError(f"mode must be 'absolute' or 'pairwise', got {self.mode!r}")
 
@@ -167,6 +169,12 @@ class BenchmarkReport:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BenchmarkReport:
+        """Read a saved report (extra keys, e.g. the CLI's ``gate``, are ignored)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
 
 def run_benchmark(judge: Judge, settings: BenchmarkSettings) -> BenchmarkReport:
     """Synchronous entry point (owns an event loop); see ``benchmark``."""
@@ -185,7 +193,9 @@ async def benchmark(judge: Judge, settings: BenchmarkSettings) -> BenchmarkRepor
     return report
 
 
-def _error_log(verdicts: list[ScoreVerdict] | list[PairVerdict]) -> tuple[dict[str, int], list[str]]:
+def _error_log(
+    verdicts: list[ScoreVerdict] | list[PairVerdict],
+) -> tuple[dict[str, int], list[str]]:
     kinds = Counter(v.error_kind for v in verdicts if v.error_kind)
     examples = list(dict.fromkeys(f"{v.error_kind}: {v.error}" for v in verdicts if v.error_kind))
     return dict(kinds), examples[:5]

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from dicode.domains.tetris.heuristics import WEIGHTS, board_features, scores
+from dicode.domains.tetris.heuristics import WEIGHTS, board_features, make_policy, scores
 from dicode.domains.tetris.placements import afterstates
 
 BCTS = jnp.asarray(WEIGHTS["bcts"])
@@ -24,6 +24,15 @@ BCTS = jnp.asarray(WEIGHTS["bcts"])
 def _table(board: jnp.ndarray, piece: jnp.ndarray) -> tuple[jnp.ndarray, ...]:
     after = afterstates(board, piece)
     return after.boards, after.lines, after.legal, scores(after, BCTS)
+
+
+_BCTS_POLICY = jax.jit(make_policy("bcts"))
+_UNUSED_KEY = jax.random.key(0)  # the BCTS planner is deterministic; its key is ignored
+
+
+def bcts_action(board: np.ndarray, piece: int) -> int:
+    """The BCTS planner's action, with its tie-break (exactly what ``--policy bcts`` plays)."""
+    return int(_BCTS_POLICY(_UNUSED_KEY, jnp.asarray(board), jnp.int32(piece)))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from dicode.judges.prompts import (
 from dicode.teachers.extract import parse_json_model
 from dicode.teachers.llm_client import LLMClient
 
+SCORE_SCHEMA = ScoreAnswer.model_json_schema()
+PAIR_SCHEMA = PairAnswer.model_json_schema()
 _CHOICES: dict[str, Choice] = {"A": "first", "B": "second", "equal": "tie"}
 
 
@@ -43,14 +45,14 @@ class LLMJudge:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.seed = seed
-        self.name = view
+        self.name: str = view
 
     async def score(self, outcome: Outcome) -> ScoreVerdict:
         result = await self.client.chat(
             score_messages(outcome, self.view),
             temperature=self.temperature,
             max_tokens=self.max_tokens,
-            response_format=response_format(self.structured, "placement_score", ScoreAnswer),
+            response_format=response_format(self.structured, "placement_score", SCORE_SCHEMA),
             seed=self.seed,
         )
         verdict = ScoreVerdict(
@@ -78,7 +80,9 @@ class LLMJudge:
             pair_messages(first, second, self.view),
             temperature=self.temperature,
             max_tokens=self.max_tokens,
-            response_format=response_format(self.structured, "placement_preference", PairAnswer),
+            response_format=response_format(
+                self.structured, "placement_preference", PAIR_SCHEMA
+            ),
             seed=self.seed,
         )
         if not result.ok:

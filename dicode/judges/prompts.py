@@ -68,13 +68,16 @@ class ChoiceAnswer(BaseModel):
 
 
 def response_format(
-    structured: Structured, name: str, model: type[BaseModel]
+    structured: Structured, name: str, schema: dict[str, Any]
 ) -> dict[str, Any] | None:
-    """The ``response_format`` request field for ``model`` in the given form (None = omit)."""
+    """The ``response_format`` request field for a JSON ``schema`` in the given form.
+
+    None means: send no ``response_format`` (the prompt describes the JSON).
+    """
     if structured == "json_schema":
-        return json_schema_response_format(name, model)
+        return json_schema_response_format(name, schema)
     if structured == "json_object":
-        return {"type": "json_object", "schema": model.model_json_schema()}
+        return {"type": "json_object", "schema": schema}
     if structured == "none":
         return None
     raise ValueError(f"unknown structured-output form {structured!r}; use {STRUCTURED_FORMS}")
@@ -167,3 +170,63 @@ def pair_messages(first: Outcome, second: Outcome, view: View) -> list[dict[str,
         {"type": "text", "text": ask},
     ]
     return [_system(view), {"role": "user", "content": content}]
+
+
+def choice_schema(count: int) -> dict[str, Any]:
+    """JSON schema of the player's answer with the choice bounded to 1..count."""
+    schema = ChoiceAnswer.model_json_schema()
+    schema["properties"]["choice"].update(minimum=1, maximum=count)
+    return schema
+
+
+def _stack_height(board: np.ndarray) -> int:
+    """1 + the highest row holding a filled cell (0 for an empty board)."""
+    filled_rows = np.flatnonzero(np.any(np.asarray(board) > 0, axis=1))
+    return int(filled_rows[-1]) + 1 if filled_rows.size else 0
+
+
+def _cropped(board: np.ndarray, highlight: np.ndarray | None, rows: int) -> str:
+    """The bottom ``rows`` rows of a board as text (the empty rows above are left out)."""
+    marks = None if highlight is None else highlight[:rows]
+    return ascii_board(board[:rows], marks)
+
+
+def choice_messages(
+    board: np.ndarray,
+    piece: int,
+    next_piece: int | None,
+    placements: list[Outcome],
+    show: Literal["afterstates", "moves"],
+) -> list[dict[str, Any]]:
+    """Messages asking the player to pick one of the numbered legal placements.
+
+    ``afterstates`` draws each candidate's resulting board (cropped to the stack, so dozens of
+    candidates stay within a small model's context); ``moves`` draws the board once and lists
+    (rotation, column, lines cleared) per candidate.
+    """
+    tallest = max(_stack_height(b) for b in [board, *(o.after for o in placements)])
+    rows = min(board.shape[0], tallest + 2)
+    nxt = f" The next piece will be {'IOTSZJL'[next_piece]}." if next_piece is not None else ""
+    lines = [
+        f"You play Tetris. Place the {'IOTSZJL'[piece]} piece.{nxt}",
+        f"Board now (bottom {rows} rows; the rows above are empty):",
+        _cropped(board, None, rows),
+        "",
+        "Legal placements:",
+    ]
+    for number, outcome in enumerate(placements, start=1):
+        cleared = f", clears {outcome.lines} line(s)" if outcome.lines else ""
+        lines.append(f"{number}. {outcome.placement.describe()}{cleared}")
+        if show == "afterstates":
+            lines.append(_cropped(outcome.after, placed_cells(outcome), rows))
+    lines.append("")
+    lines.append(
+        "Pick the placement that is best for the rest of the game. "
+        + json_instruction('{"choice": 1}')
+        + f" The choice is a number from 1 to {len(placements)}."
+    )
+    legend = TEXT_LEGEND + " " + PLACEMENT_LEGEND
+    return [
+        {"role": "system", "content": f"{RULES}\n{legend}"},
+        {"role": "user", "content": "\n".join(lines)},
+    ]

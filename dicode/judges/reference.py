@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
-
 from dicode.judges.base import Outcome, PairVerdict, Placement, ScoreVerdict
-from dicode.judges.candidates import empty_board_value, enumerate_candidates
+from dicode.judges.candidates import bcts_action, empty_board_value, enumerate_candidates
 
 DEFAULT_SCALE = 500.0  # BCTS units; a mid-game board sits around −1,500 to −2,500
 
@@ -25,14 +23,6 @@ def normalised_bcts(value: float, height: int, width: int, scale: float = DEFAUL
     """A BCTS value mapped strictly monotonically into (-1, 1); an empty board maps to 0."""
     x = (value - empty_board_value(height, width)) / scale
     return float(x / (1.0 + abs(x)))
-
-
-def bcts_choice(board: np.ndarray, piece: int) -> int | None:
-    """The BCTS-best legal action (first on ties), None when no placement is legal."""
-    candidates = enumerate_candidates(board, piece)
-    if len(candidates) == 0:
-        return None
-    return int(candidates.actions[int(np.argmax(candidates.values))])
 
 
 class HeuristicJudge:
@@ -54,9 +44,9 @@ class HeuristicJudge:
             return ScoreVerdict(None, error_kind="invalid_answer", error=str(exc))
         height, width = outcome.before.shape
         suggestion = None
-        if outcome.next_piece is not None:
-            action = bcts_choice(outcome.after, outcome.next_piece)
-            suggestion = None if action is None else Placement.from_action(action, width)
+        nxt = outcome.next_piece
+        if nxt is not None and len(enumerate_candidates(outcome.after, nxt)):
+            suggestion = Placement.from_action(bcts_action(outcome.after, nxt), width)
         return ScoreVerdict(normalised_bcts(value, height, width, self.scale), suggestion)
 
     async def compare(self, first: Outcome, second: Outcome) -> PairVerdict:

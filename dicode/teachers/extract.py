@@ -94,17 +94,14 @@ class LevelDescription(BaseModel):
     )
 
 
-def json_schema_response_format(name: str, model: type[BaseModel]) -> dict[str, Any]:
-    """``response_format`` in the OpenAI / vLLM structured-output form for a pydantic model."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": name, "schema": model.model_json_schema(), "strict": True},
-    }
+def json_schema_response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """``response_format`` in the OpenAI / vLLM structured-output form for a JSON schema."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
 
 
 def description_response_format() -> dict[str, Any]:
     """``response_format`` for vLLM's structured output (the ``json_schema`` form)."""
-    return json_schema_response_format("level_description", LevelDescription)
+    return json_schema_response_format("level_description", LevelDescription.model_json_schema())
 
 
 M = TypeVar("M", bound=BaseModel)
