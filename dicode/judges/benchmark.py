@@ -23,8 +23,10 @@ import asyncio
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
 from typing import Any, Literal
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -35,6 +37,7 @@ from dicode.judges.candidates import Candidates, enumerate_candidates
 from dicode.judges.metrics import PairTally, kendall_tau, score_pair, score_spread, top1_credit
 
 Mode = Literal["absolute", "pairwise"]
+_can_spawn = jax.jit(can_spawn)
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,22 @@ def mid_game_states(settings: BenchmarkSettings) -> list[JudgedState]:
 
     State ``i`` is played with ``numpy.random.default_rng([seed, i, attempt])``; a game that
     ends early, or a state whose best and worst placements are not separated, is replayed with
-    the next attempt number.
+    the next attempt number. Only the fields that shape the states key the (cached) result.
     """
+    return list(
+        _states(settings.states, settings.seed, settings.min_pieces, settings.max_pieces,
+                settings.epsilon, settings.separation)
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=32)
+def _states(
+    count: int, seed: int, min_pieces: int, max_pieces: int, epsilon: float, separation: float
+) -> tuple[JudgedState, ...]:
+    settings = BenchmarkSettings(
+        states=count, seed=seed, min_pieces=min_pieces, max_pieces=max_pieces,
+        epsilon=epsilon, separation=separation,
+    )  # fmt: skip
     states: list[JudgedState] = []
     for index in range(settings.states):
         for attempt in range(1000):
@@ -94,7 +111,7 @@ def mid_game_states(settings: BenchmarkSettings) -> list[JudgedState]:
                 break
         else:
             raise RuntimeError(f"no usable mid-game state for index {index} in 1000 games")
-    return states
+    return tuple(states)
 
 
 def _play_to_mid_game(rng: np.random.Generator, settings: BenchmarkSettings) -> JudgedState | None:
@@ -111,7 +128,7 @@ def _play_to_mid_game(rng: np.random.Generator, settings: BenchmarkSettings) -> 
             pick = int(np.argmax(candidates.values))
         board = candidates.boards[pick]
         piece, next_piece = next_piece, int(rng.integers(NUM_PIECES))
-        if not bool(can_spawn(jnp.asarray(board), jnp.int32(piece))):
+        if not bool(_can_spawn(board, jnp.int32(piece))):
             return None
     if len(enumerate_candidates(board, piece)) < 2:
         return None

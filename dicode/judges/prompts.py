@@ -107,7 +107,7 @@ def _image_part(board: np.ndarray) -> dict[str, Any]:
 
 def _describe_move(outcome: Outcome) -> str:
     cleared = f", clearing {outcome.lines} line(s)" if outcome.lines else ""
-    return f"the {outcome.piece_name} piece was placed at {outcome.placement.describe()}{cleared}"
+    return f"The {outcome.piece_name} piece was placed at {outcome.placement.describe()}{cleared}."
 
 
 def _system(view: View) -> dict[str, Any]:
@@ -115,30 +115,45 @@ def _system(view: View) -> dict[str, Any]:
     return {"role": "system", "content": f"{RULES}\n{legend}\n{PLACEMENT_LEGEND}"}
 
 
+def _shown_rows(*boards: np.ndarray) -> int:
+    """Rows to draw: the tallest stack among ``boards`` plus two, at most the board."""
+    height = boards[0].shape[0]
+    return min(height, max(_stack_height(b) for b in boards) + 2)
+
+
+def _rows_note(rows: int, height: int) -> str:
+    if rows >= height:
+        return f"all {height} rows"
+    return f"bottom {rows} of {height} rows; the rows above are empty"
+
+
 def score_messages(outcome: Outcome, view: View) -> list[dict[str, Any]]:
-    """Messages asking for an absolute score of one outcome and a next-piece suggestion."""
+    """Messages asking for an absolute score of one outcome and a next-piece suggestion.
+
+    The board before comes first so that a server's prompt cache serves every candidate of the
+    same decision.
+    """
     nxt = (
         f"The next piece is {'IOTSZJL'[outcome.next_piece]}."
         if outcome.next_piece is not None
         else "The next piece is unknown; suggest any placement."
     )
-    ask = (
-        f"Rate the result from -1 (terrible) to 1 (excellent). {nxt} "
-        + json_instruction(
-            '{"score": -0.3, "suggested_rotation": 0, "suggested_column": 4}'
-        )
+    ask = f"Rate the result from -1 (terrible) to 1 (excellent). {nxt} " + json_instruction(
+        '{"score": -0.3, "suggested_rotation": 0, "suggested_column": 4}'
     )
-    head = f"Before the move the board was as shown first; then {_describe_move(outcome)}."
     if view == "text":
+        rows = _shown_rows(outcome.before, outcome.after)
+        note = _rows_note(rows, outcome.before.shape[0])
         text = (
-            f"{head}\n\nBefore:\n{ascii_board(outcome.before)}\n\n"
-            f"After:\n{ascii_board(outcome.after, placed_cells(outcome))}\n\n{ask}"
+            f"Board before the move ({note}):\n{_cropped(outcome.before, None, rows)}\n\n"
+            f"{_describe_move(outcome)} Board after:\n"
+            f"{_cropped(outcome.after, placed_cells(outcome), rows)}\n\n{ask}"
         )
         return [_system(view), {"role": "user", "content": text}]
     content = [
-        {"type": "text", "text": f"{head} Before:"},
+        {"type": "text", "text": "Board before the move:"},
         _image_part(outcome.before),
-        {"type": "text", "text": "After:"},
+        {"type": "text", "text": f"{_describe_move(outcome)} Board after:"},
         _image_part(outcome.after),
         {"type": "text", "text": ask},
     ]
@@ -147,36 +162,33 @@ def score_messages(outcome: Outcome, view: View) -> list[dict[str, Any]]:
 
 def pair_messages(first: Outcome, second: Outcome, view: View) -> list[dict[str, Any]]:
     """Messages asking which of two outcomes of the same decision (shown as A, B) is better."""
-    head = (
-        f"The same {first.piece_name} piece can be placed in two ways on the board below. "
-        "Which result is better for the rest of the game?"
+    head = f"The same {first.piece_name} piece can be placed in two ways, A and B."
+    ask = (
+        "Which result is better for the rest of the game? "
+        + json_instruction('{"better": "A"}')
+        + ' Use "equal" only if they are equally good.'
     )
-    ask = json_instruction('{"better": "A"}') + ' Use "equal" only if they are equally good.'
     if view == "text":
+        rows = _shown_rows(first.before, first.after, second.after)
+        note = _rows_note(rows, first.before.shape[0])
         text = (
-            f"{head}\n\nBoard:\n{ascii_board(first.before)}\n\n"
-            f"A ({first.placement.describe()}):\n{ascii_board(first.after, placed_cells(first))}"
-            f"\n\nB ({second.placement.describe()}):\n"
-            f"{ascii_board(second.after, placed_cells(second))}\n\n{ask}"
+            f"Board ({note}):\n{_cropped(first.before, None, rows)}\n\n{head}\n\n"
+            f"A ({first.placement.describe()}):\n"
+            f"{_cropped(first.after, placed_cells(first), rows)}\n\n"
+            f"B ({second.placement.describe()}):\n"
+            f"{_cropped(second.after, placed_cells(second), rows)}\n\n{ask}"
         )
         return [_system(view), {"role": "user", "content": text}]
     content = [
-        {"type": "text", "text": f"{head} Board:"},
+        {"type": "text", "text": "Board:"},
         _image_part(first.before),
-        {"type": "text", "text": f"A ({first.placement.describe()}):"},
+        {"type": "text", "text": f"{head} A ({first.placement.describe()}):"},
         _image_part(first.after),
         {"type": "text", "text": f"B ({second.placement.describe()}):"},
         _image_part(second.after),
         {"type": "text", "text": ask},
     ]
     return [_system(view), {"role": "user", "content": content}]
-
-
-def choice_schema(count: int) -> dict[str, Any]:
-    """JSON schema of the player's answer with the choice bounded to 1..count."""
-    schema = ChoiceAnswer.model_json_schema()
-    schema["properties"]["choice"].update(minimum=1, maximum=count)
-    return schema
 
 
 def _stack_height(board: np.ndarray) -> int:
@@ -188,7 +200,14 @@ def _stack_height(board: np.ndarray) -> int:
 def _cropped(board: np.ndarray, highlight: np.ndarray | None, rows: int) -> str:
     """The bottom ``rows`` rows of a board as text (the empty rows above are left out)."""
     marks = None if highlight is None else highlight[:rows]
-    return ascii_board(board[:rows], marks)
+    return ascii_board(np.asarray(board)[:rows], marks)
+
+
+def choice_schema(count: int) -> dict[str, Any]:
+    """JSON schema of the player's answer with the choice bounded to 1..count."""
+    schema = ChoiceAnswer.model_json_schema()
+    schema["properties"]["choice"].update(minimum=1, maximum=count)
+    return schema
 
 
 def choice_messages(
@@ -204,12 +223,11 @@ def choice_messages(
     candidates stay within a small model's context); ``moves`` draws the board once and lists
     (rotation, column, lines cleared) per candidate.
     """
-    tallest = max(_stack_height(b) for b in [board, *(o.after for o in placements)])
-    rows = min(board.shape[0], tallest + 2)
+    rows = _shown_rows(board, *(o.after for o in placements))
     nxt = f" The next piece will be {'IOTSZJL'[next_piece]}." if next_piece is not None else ""
     lines = [
         f"You play Tetris. Place the {'IOTSZJL'[piece]} piece.{nxt}",
-        f"Board now (bottom {rows} rows; the rows above are empty):",
+        f"Board now ({_rows_note(rows, board.shape[0])}):",
         _cropped(board, None, rows),
         "",
         "Legal placements:",
