@@ -14,7 +14,7 @@ from dicode.judges.metrics import PairTally, kendall_tau, score_pair, score_spre
 from dicode.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
 from dicode.teachers.llm_client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from tests.judges.conftest import collapsed_responder, good_responder
+from dicode.testing.judge_responders import collapsed_responder, good_responder
 
 STATES = 10
 

@@ -22,7 +22,7 @@ from dicode.judges.reference import ConstantJudge, HeuristicJudge, normalised_bc
 from dicode.judges.shaping import JudgeShapedEnv, ShapingConfig
 from dicode.teachers.llm_client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from tests.judges.conftest import collapsed_responder
+from dicode.testing.judge_responders import collapsed_responder
 
 SETTINGS = BenchmarkSettings(states=10, candidates=4)
 

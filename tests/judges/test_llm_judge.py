@@ -17,7 +17,7 @@ from dicode.judges.candidates import enumerate_candidates
 from dicode.judges.llm_judge import LLMJudge
 from dicode.teachers.llm_client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from tests.judges.conftest import boards_in, user_text
+from dicode.testing.judge_responders import boards_in, user_text
 
 
 def _outcomes() -> tuple[Outcome, Outcome]:
