@@ -15,7 +15,7 @@ from dicode.judges.base import Judge
 from dicode.judges.benchmark import BenchmarkReport, BenchmarkSettings, Mode, benchmark
 from dicode.judges.gate import GateThresholds, gate_failures
 from dicode.judges.llm_judge import LLMJudge
-from dicode.judges.prompts import STRUCTURED_FORMS, Structured, View
+from dicode.judges.prompts import STRUCTURED_FORMS, Structured, View, structured_form
 from dicode.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
 from dicode.teachers.llm_client import LLMClient, LLMConfig
 
@@ -119,8 +119,10 @@ def eval_command(
         raise typer.BadParameter(f"unknown judge {judge!r}; choose one of {', '.join(JUDGES)}")
     if mode not in ("absolute", "pairwise"):
         raise typer.BadParameter(f"--mode must be absolute or pairwise, got {mode!r}")
-    if structured not in STRUCTURED_FORMS:
-        raise typer.BadParameter(f"--structured must be one of {', '.join(STRUCTURED_FORMS)}")
+    try:
+        form = structured_form(structured)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     config = None
     if judge in ("text", "image"):
         try:
@@ -131,7 +133,7 @@ def eval_command(
     mode_value: Mode = "absolute" if mode == "absolute" else "pairwise"
     settings = BenchmarkSettings(states=states, seed=seed, mode=mode_value, candidates=candidates,
                                  separation=separation, extra_pairs=extra_pairs)  # fmt: skip
-    report = asyncio.run(run_eval(judge, settings, config, structured))  # type: ignore[arg-type]
+    report = asyncio.run(run_eval(judge, settings, config, form))
     thresholds = GateThresholds(min_pairwise_accuracy=min_accuracy, max_tie_rate=max_tie_rate)
     failures = gate_failures(report, thresholds)
     payload = report.to_dict() | {"gate": {"admitted": not failures, "failures": failures}}

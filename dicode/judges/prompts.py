@@ -24,6 +24,15 @@ View = Literal["text", "image"]
 Structured = Literal["json_schema", "json_object", "none"]
 STRUCTURED_FORMS: tuple[str, ...] = ("json_schema", "json_object", "none")
 
+
+def structured_form(name: str) -> Structured:
+    """Check a structured-output form given as text (CLI options)."""
+    forms: dict[str, Structured] = {"json_schema": "json_schema", "json_object": "json_object",
+                                    "none": "none"}  # fmt: skip
+    if name in forms:
+        return forms[name]
+    raise ValueError(f"unknown structured-output form {name!r}; use one of {STRUCTURED_FORMS}")
+
 RULES = (
     "You judge placements in Tetris on a board 10 columns wide and 20 rows high. "
     "Good placements keep the stack low and flat, leave no holes (empty cells under filled "

@@ -43,19 +43,18 @@ def _evaluate_llm(
     import asyncio
 
     from dicode.judges.player import LLMPlayer, PlayerSettings, evaluate_player
-    from dicode.judges.prompts import STRUCTURED_FORMS
+    from dicode.judges.prompts import structured_form
     from dicode.teachers.llm_client import LLMClient, LLMConfig
 
-    if structured not in STRUCTURED_FORMS:
-        raise typer.BadParameter(f"--llm-structured must be one of {', '.join(STRUCTURED_FORMS)}")
     try:
+        form = structured_form(structured)
         config = LLMConfig.from_env(base_url=url, model=model, seed=seed, max_retries=1)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
 
     async def run() -> dict[str, Any]:
         async with LLMClient(config) as client:
-            player = LLMPlayer(client, PlayerSettings(structured=structured, seed=seed))  # type: ignore[arg-type]
+            player = LLMPlayer(client, PlayerSettings(structured=form, seed=seed))
             return await evaluate_player(player, games, max_pieces, seed, seven_bag)
 
     return asyncio.run(run())
