@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -84,20 +84,11 @@ def mid_game_states(settings: BenchmarkSettings) -> list[JudgedState]:
     ends early, or a state whose best and worst placements are not separated, is replayed with
     the next attempt number. Only the fields that shape the states key the (cached) result.
     """
-    return list(
-        _states(settings.states, settings.seed, settings.min_pieces, settings.max_pieces,
-                settings.epsilon, settings.separation)
-    )  # fmt: skip
+    return list(_states(replace(settings, mode="absolute", candidates=None, extra_pairs=0)))
 
 
 @lru_cache(maxsize=32)
-def _states(
-    count: int, seed: int, min_pieces: int, max_pieces: int, epsilon: float, separation: float
-) -> tuple[JudgedState, ...]:
-    settings = BenchmarkSettings(
-        states=count, seed=seed, min_pieces=min_pieces, max_pieces=max_pieces,
-        epsilon=epsilon, separation=separation,
-    )  # fmt: skip
+def _states(settings: BenchmarkSettings) -> tuple[JudgedState, ...]:
     states: list[JudgedState] = []
     for index in range(settings.states):
         for attempt in range(1000):
