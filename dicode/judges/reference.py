@@ -50,7 +50,10 @@ class HeuristicJudge:
         return ScoreVerdict(normalised_bcts(value, height, width, self.scale), suggestion)
 
     async def compare(self, first: Outcome, second: Outcome) -> PairVerdict:
-        a, b = self.value(first), self.value(second)
+        try:
+            a, b = self.value(first), self.value(second)
+        except ValueError as exc:
+            return PairVerdict(None, "invalid_answer", str(exc))
         return PairVerdict("tie" if a == b else "first" if a > b else "second")
 
 

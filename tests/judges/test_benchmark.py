@@ -7,6 +7,7 @@ import asyncio
 import numpy as np
 import pytest
 
+from dicode.judges.base import Outcome
 from dicode.judges.benchmark import BenchmarkSettings, benchmark, mid_game_states, run_benchmark
 from dicode.judges.candidates import enumerate_candidates
 from dicode.judges.llm_judge import LLMJudge
@@ -129,3 +130,14 @@ def test_metric_conventions() -> None:
     assert top1_credit([0.0, 0.9], [5, 1]) == 0.0
     spread = score_spread([-0.8, -0.7, -0.8, -0.8])
     assert spread["distinct"] == 2 and 0 < spread["entropy_bits"] < 1
+
+
+def test_heuristic_judge_reports_an_illegal_placement_as_an_error() -> None:
+    board = np.zeros((20, 10), np.uint8)
+    illegal = Outcome(board, 0, 9, board, 0, 1)  # a flat I cannot start in column 9
+    good = Outcome(board, 0, 0, board, 0, 1)
+    judge = HeuristicJudge()
+    verdict = asyncio.run(judge.score(illegal))
+    assert verdict.error_kind == "invalid_answer"
+    assert "not a legal placement" in (verdict.error or "")
+    assert asyncio.run(judge.compare(good, illegal)).error_kind == "invalid_answer"
