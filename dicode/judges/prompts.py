@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from dicode.domains.tetris.render import ascii_board, board_image
+from dicode.domains.tetris.schema import PIECE_NAMES
 from dicode.judges.base import Outcome
 from dicode.teachers.extract import json_schema_response_format
 
@@ -143,7 +144,7 @@ def score_messages(outcome: Outcome, view: View) -> list[dict[str, Any]]:
     same decision.
     """
     nxt = (
-        f"The next piece is {'IOTSZJL'[outcome.next_piece]}."
+        f"The next piece is {PIECE_NAMES[outcome.next_piece]}."
         if outcome.next_piece is not None
         else "The next piece is unknown; suggest any placement."
     )
@@ -233,9 +234,9 @@ def choice_messages(
     (rotation, column, lines cleared) per candidate.
     """
     rows = _shown_rows(board, *(o.after for o in placements))
-    nxt = f" The next piece will be {'IOTSZJL'[next_piece]}." if next_piece is not None else ""
+    nxt = f" The next piece will be {PIECE_NAMES[next_piece]}." if next_piece is not None else ""
     lines = [
-        f"You play Tetris. Place the {'IOTSZJL'[piece]} piece.{nxt}",
+        f"You play Tetris. Place the {PIECE_NAMES[piece]} piece.{nxt}",
         f"Board now ({_rows_note(rows, board.shape[0])}):",
         _cropped(board, None, rows),
         "",
