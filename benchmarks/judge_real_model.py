@@ -44,6 +44,8 @@ def main() -> int:
     parser.add_argument("--candidates", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("runs/judge-real-model"))
+    parser.add_argument("--modes", default="pairwise,absolute", help="comma-separated")
+    parser.add_argument("--no-references", action="store_true", help="only the real model")
     args = parser.parse_args()
     reason = unavailable_reason()
     if reason:
@@ -53,7 +55,9 @@ def main() -> int:
     gguf = smollm2_gguf_path()
     assert gguf is not None
     # Pairwise first: its answers are a few tokens, so it finishes soonest on a slow CPU.
-    modes: tuple[Mode, ...] = ("pairwise", "absolute")
+    modes: tuple[Mode, ...] = tuple(
+        "absolute" if m.strip() == "absolute" else "pairwise" for m in args.modes.split(",")
+    )
     results: list[dict[str, Any]] = []
 
     def keep(result: dict[str, Any]) -> None:  # written as we go: a slow run keeps its figures
@@ -61,7 +65,7 @@ def main() -> int:
         print(json.dumps(result), flush=True)
         (args.out / "reports.json").write_text(json.dumps(results, indent=2))
 
-    for judge in ("heuristic", "constant", "random"):
+    for judge in () if args.no_references else ("heuristic", "constant", "random"):
         for mode in modes:
             keep(one_run(judge, mode, args, None))
     with LlamaCppServer(gguf, log_path=args.out / "llama_server.log") as server:

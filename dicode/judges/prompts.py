@@ -148,8 +148,12 @@ def score_messages(outcome: Outcome, view: View) -> list[dict[str, Any]]:
         if outcome.next_piece is not None
         else "The next piece is unknown; suggest any placement."
     )
-    ask = f"Rate the result from -1 (terrible) to 1 (excellent). {nxt} " + json_instruction(
-        '{"score": -0.3, "suggested_rotation": 0, "suggested_column": 4}'
+    # No concrete score in the example: small models copy it (SmolLM2-135M answered the old
+    # example's -0.3 to every board).
+    ask = (
+        f"Rate the result with a score S from -1 (terrible) to 1 (excellent). {nxt} "
+        + json_instruction('{"score": S, "suggested_rotation": R, "suggested_column": C}')
+        + " R is the next piece's rotation (0-3), C its column (0-9)."
     )
     if view == "text":
         rows = _shown_rows(outcome.before, outcome.after)
