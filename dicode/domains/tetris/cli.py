@@ -24,12 +24,40 @@ app = typer.Typer(no_args_is_help=True, help="The Tetris world: placements, eval
 console = Console()
 
 PolicyOption = Annotated[str, typer.Option("--policy", help=f"One of: {', '.join(POLICIES)}.")]
+EvalPolicyOption = Annotated[
+    str, typer.Option("--policy", help=f"One of: {', '.join(POLICIES)}, llm (needs --llm-*).")
+]
 
 
 def _check_policy(name: str) -> str:
     if name not in POLICIES:
         raise typer.BadParameter(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
     return name
+
+
+def _evaluate_llm(
+    url: str | None, model: str | None, structured: str, games: int, max_pieces: int, seed: int,
+    seven_bag: bool,
+) -> dict[str, Any]:  # fmt: skip
+    """The protocol with the LLM player (dicode.judges.player), one model call per move."""
+    import asyncio
+
+    from dicode.judges.player import LLMPlayer, PlayerSettings, evaluate_player
+    from dicode.judges.prompts import structured_form
+    from dicode.teachers.llm_client import LLMClient, LLMConfig
+
+    try:
+        form = structured_form(structured)
+        config = LLMConfig.from_env(base_url=url, model=model, seed=seed, max_retries=1)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+    async def run() -> dict[str, Any]:
+        async with LLMClient(config) as client:
+            player = LLMPlayer(client, PlayerSettings(structured=form, seed=seed))
+            return await evaluate_player(player, games, max_pieces, seed, seven_bag)
+
+    return asyncio.run(run())
 
 
 def placement_report(width: int = BOARD_WIDTH, height: int = BOARD_HEIGHT) -> dict[str, Any]:
@@ -73,7 +101,7 @@ def placements(
 
 @app.command("eval")
 def eval_command(
-    policy: PolicyOption = "bcts",
+    policy: EvalPolicyOption = "bcts",
     legacy_actions: Annotated[
         bool, typer.Option("--legacy-actions", help="Use the field report's 40-action encoding.")
     ] = False,
@@ -82,9 +110,24 @@ def eval_command(
     max_pieces: Annotated[int, typer.Option("--max-pieces", min=1)] = 1_000,
     seed: Annotated[int, typer.Option("--seed")] = DEFAULT_SEED,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    llm_url: Annotated[
+        str | None, typer.Option("--llm-url", help="--policy llm: OpenAI-compatible /v1 URL.")
+    ] = None,
+    llm_model: Annotated[str | None, typer.Option("--llm-model", help="--policy llm.")] = None,
+    llm_structured: Annotated[
+        str, typer.Option("--llm-structured", help="json_schema, json_object or none.")
+    ] = "json_schema",
 ) -> None:
     """Play the standard game with a policy under the evaluation protocol."""
-    result = evaluate(_check_policy(policy), games, max_pieces, seed, legacy_actions, seven_bag)
+    if policy == "llm":
+        if legacy_actions:
+            raise typer.BadParameter("--policy llm chooses among placements; no --legacy-actions")
+        result = _evaluate_llm(llm_url, llm_model, llm_structured, games, max_pieces, seed,
+                               seven_bag)  # fmt: skip
+    else:
+        result = evaluate(
+            _check_policy(policy), games, max_pieces, seed, legacy_actions, seven_bag
+        )
     if as_json:
         typer.echo(json.dumps(result))
         return
@@ -101,6 +144,12 @@ def eval_command(
         f"reached the cap: {result['capped']}/{games} · seed {seed} · "
         f"{result['randomiser']} pieces · {result['seconds']:.1f} s"
     )
+    if "llm" in result:
+        llm = result["llm"]
+        console.print(
+            f"LLM moves {llm['moves']}, fallbacks to {llm['fallback_rule']} "
+            f"{llm['fallbacks']} ({llm['fallback_rate']:.1%}), errors {llm['errors']}"
+        )
 
 
 @app.command()

@@ -10,13 +10,19 @@ from PIL import Image, ImageDraw
 from dicode.domains.tetris.engine import EnvState
 from dicode.domains.tetris.schema import PIECE_NAMES
 
-FILLED, EMPTY = "#", "."
+FILLED, EMPTY, MARKED = "#", ".", "@"
 
 
-def ascii_board(board: np.ndarray) -> str:
-    """The board as text: one line per row, top row first, walls and floor drawn."""
+def ascii_board(board: np.ndarray, highlight: np.ndarray | None = None) -> str:
+    """The board as text: one line per row, top row first, walls and floor drawn.
+
+    Filled cells where ``highlight`` (same shape, optional) is set are drawn as ``@`` — e.g. the
+    piece just placed, for a judge.
+    """
     cells = np.asarray(board)
-    lines = ["|" + "".join(FILLED if v else EMPTY for v in row) + "|" for row in cells[::-1]]
+    marks = np.zeros_like(cells, bool) if highlight is None else np.asarray(highlight, bool)
+    symbols = np.where(cells > 0, np.where(marks, MARKED, FILLED), EMPTY)
+    lines = ["|" + "".join(row) + "|" for row in symbols[::-1]]
     lines.append("+" + "-" * cells.shape[1] + "+")
     return "\n".join(lines)
 

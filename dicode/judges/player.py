@@ -1,0 +1,189 @@
+"""The LLM player: the model chooses the placement itself (the field report's announced next step).
+
+Each turn the model gets the enumerated legal placements of the current piece as a numbered list
+(with the resulting board of each, or the board once and the moves) and answers
+``{"choice": n}`` under structured output. When the answer is unusable (error, timeout, not
+JSON, a number outside the list) the turn falls back — by default to the **BCTS choice**
+(``fallback="bcts"``), or to the **first legal placement** (``fallback="first"``) — and the
+fallback is counted and its reason kept.
+
+Evaluation follows the target protocol of ``dicode.domains.tetris.evaluate`` (same keys per game
+and step, same caps and metrics) but runs outside ``jax.jit``, one game step at a time, because
+every move is a network call; games are played concurrently up to the client's concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from dicode.domains.tetris import engine
+from dicode.domains.tetris.engine import EnvParams
+from dicode.judges.benchmark import outcome_of
+from dicode.judges.candidates import Candidates, bcts_action, enumerate_candidates
+from dicode.judges.prompts import ChoiceAnswer, choice_messages, choice_schema
+from dicode.teachers.extract import StructuredOutput as Structured
+from dicode.teachers.extract import parse_json_model
+from dicode.teachers.extract import response_format as make_response_format
+from dicode.teachers.llm_client import ChatResult, LLMClient
+
+Fallback = Literal["bcts", "first"]
+
+
+@dataclass(frozen=True)
+class PlayerSettings:
+    """How the LLM player asks and what it does with a bad answer."""
+
+    show: Literal["afterstates", "moves"] = "afterstates"
+    fallback: Fallback = "bcts"
+    structured: Structured = "json_schema"
+    temperature: float = 0.0
+    max_tokens: int = 24
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One move: the action played, and whether (and why) it was a fallback."""
+
+    action: int
+    fallback: bool
+    asked: bool = True  # False when no placement was legal (nothing to ask)
+    error_kind: str | None = None
+    error: str | None = None
+    latency_s: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class LLMPlayer:
+    """Chooses placements by asking a chat model to pick from the numbered legal ones."""
+
+    def __init__(self, client: LLMClient, settings: PlayerSettings | None = None) -> None:
+        self.client = client
+        self.settings = settings or PlayerSettings()
+
+    async def choose(self, board: np.ndarray, piece: int, next_piece: int | None) -> Decision:
+        """The action for ``piece`` on ``board``; -1 only if no placement is legal."""
+        candidates = enumerate_candidates(np.asarray(board), piece)
+        if len(candidates) == 0:
+            # Nothing to ask: the game is lost whatever we answer.
+            return Decision(-1, False, asked=False)
+        outcomes = [outcome_of(candidates, i, next_piece) for i in range(len(candidates))]
+        settings = self.settings
+        result = await self.client.chat(
+            choice_messages(np.asarray(board), piece, next_piece, outcomes, settings.show),
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            response_format=make_response_format(
+                settings.structured, "placement_choice", choice_schema(len(outcomes))
+            ),
+            seed=settings.seed,
+        )
+        if not result.ok:
+            return self._fallback(candidates, result, result.error_kind, result.error)
+        answer, error = parse_json_model(result.text, ChoiceAnswer, result.finish_reason, "choice")
+        if answer is None or not 1 <= answer.choice <= len(outcomes):
+            if answer is not None:
+                error = f"choice {answer.choice} is not in 1..{len(outcomes)}"
+            return self._fallback(candidates, result, "invalid_answer", error)
+        return Decision(
+            int(candidates.actions[answer.choice - 1]), False,
+            latency_s=result.latency_s, prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+        )  # fmt: skip
+
+    def _fallback(
+        self, candidates: Candidates, result: ChatResult, kind: str | None, error: str | None
+    ) -> Decision:
+        if self.settings.fallback == "bcts":
+            action = bcts_action(candidates.board, candidates.piece)
+        else:
+            action = int(candidates.actions[0])
+        return Decision(
+            action, True, error_kind=kind, error=error,
+            latency_s=result.latency_s, prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+        )  # fmt: skip
+
+
+async def _play_game(
+    player: LLMPlayer, params: EnvParams, game: int, max_pieces: int, seed: int,
+    step_fn: Any,
+) -> tuple[int, int, bool, list[Decision]]:  # fmt: skip
+    """One game of the protocol; returns lines, pieces, game over and the move log."""
+    game_key = jax.random.fold_in(jax.random.key(seed), game)
+    reset_key, play_key = jax.random.split(game_key)
+    _, state = engine.reset(reset_key, params)
+    log: list[Decision] = []
+    for t in range(max_pieces):
+        if bool(state.done):
+            break
+        _, key_env = jax.random.split(jax.random.fold_in(play_key, t))
+        decision = await player.choose(
+            np.asarray(state.board), int(state.piece), int(state.next_piece)
+        )
+        log.append(decision)
+        # An action of -1 (no legal placement) is illegal for the engine: it ends the game.
+        action = decision.action if decision.action >= 0 else 0
+        _, state, _, _, _ = step_fn(key_env, state, jnp.int32(action), params)
+    return int(state.lines), int(state.pieces), bool(state.game_over), log
+
+
+def _summary(values: np.ndarray) -> dict[str, float]:
+    return {"mean": float(np.mean(values)), "median": float(np.median(values)),
+            "min": float(np.min(values)), "max": float(np.max(values))}  # fmt: skip
+
+
+async def evaluate_player(
+    player: LLMPlayer, games: int, max_pieces: int, seed: int, seven_bag: bool = False
+) -> dict[str, Any]:
+    """The target protocol for the LLM player; the same report shape as ``evaluate``."""
+    if games < 1 or max_pieces < 1:
+        raise ValueError(f"games and max_pieces must be positive, got {games} and {max_pieces}")
+    params = EnvParams(seven_bag=seven_bag)
+    step_fn = jax.jit(engine.step)
+    started = time.perf_counter()
+    results = await asyncio.gather(
+        *(_play_game(player, params, g, max_pieces, seed, step_fn) for g in range(games))
+    )
+    lines = np.array([r[0] for r in results])
+    pieces = np.array([r[1] for r in results])
+    capped = (pieces >= max_pieces) & ~np.array([r[2] for r in results])
+    decisions = [d for r in results for d in r[3]]
+    fallbacks = [d for d in decisions if d.fallback]
+    asked = [d for d in decisions if d.asked]
+    examples = list(dict.fromkeys(f"{d.error_kind}: {d.error}" for d in fallbacks))
+    return {
+        "policy": "llm",
+        "legacy_actions": False,
+        "randomiser": "7-bag" if seven_bag else "uniform",
+        "seed": seed,
+        "games": games,
+        "max_pieces": max_pieces,
+        "lines": _summary(lines),
+        "pieces": _summary(pieces),
+        "capped": int(capped.sum()),
+        "per_game_lines": lines.tolist(),
+        "seconds": round(time.perf_counter() - started, 2),
+        "llm": {
+            "model": player.client.config.model,
+            "settings": asdict(player.settings),
+            "moves": len(decisions),
+            "fallbacks": len(fallbacks),
+            "fallback_rate": len(fallbacks) / len(decisions) if decisions else 0.0,
+            "fallback_rule": player.settings.fallback,
+            "errors": dict(Counter(d.error_kind for d in fallbacks)),
+            "error_examples": examples[:5],
+            "mean_latency_s": float(np.mean([d.latency_s for d in asked])) if asked else 0.0,
+            "prompt_tokens": sum(d.prompt_tokens for d in decisions),
+            "completion_tokens": sum(d.completion_tokens for d in decisions),
+        },
+    }

@@ -1,0 +1,15 @@
+"""The fake OpenAI server for judge tests (scripted judges: ``dicode.testing.judge_responders``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from dicode.testing.fake_openai import FakeOpenAIServer
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(model="fake-judge") as fake:
+        yield fake
