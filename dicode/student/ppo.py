@@ -79,17 +79,14 @@ def _slot_of_env(config: PPOConfig) -> jnp.ndarray:
     return jnp.repeat(jnp.arange(config.num_slots), config.envs_per_slot)
 
 
-def _reset_from_slots(
-    key: jnp.ndarray, slots: TetrisLevel, slot_of_env: jnp.ndarray
-) -> tuple[Any, env.Obs]:
+def _reset_states(key: jnp.ndarray, slots: TetrisLevel, slot_of_env: jnp.ndarray) -> Any:
     """Reset every environment from a uniformly drawn entry of its slot's pool."""
     n = slot_of_env.shape[0]
     pool_size = slots.goal_lines.shape[1]
     k_pick, k_reset = jax.random.split(key)
     entry = jax.random.randint(k_pick, (n,), 0, pool_size)
     levels = jax.tree_util.tree_map(lambda x: x[slot_of_env, entry], slots)
-    states = jax.vmap(env.reset)(jax.random.split(k_reset, n), levels)
-    return states, jax.vmap(env.observe)(states)
+    return jax.vmap(env.reset)(jax.random.split(k_reset, n), levels)
 
 
 def _where_env(mask: jnp.ndarray, a: Any, b: Any) -> Any:
@@ -130,7 +127,8 @@ class Trainer:
         c = self.config
         rng = jax.random.PRNGKey(seed)
         rng, k_net, k_env = jax.random.split(rng, 3)
-        states, obs = _reset_from_slots(k_env, slots, _slot_of_env(c))
+        states = _reset_states(k_env, slots, _slot_of_env(c))
+        obs = jax.vmap(env.observe)(states)
         one = jax.tree_util.tree_map(lambda x: x[0], obs)
         params = self.network.init(k_net, one.board, one.afterstates, one.lines, one.legal)
         train = TrainState.create(apply_fn=self.network.apply, params=params, tx=self._optimizer())
@@ -163,10 +161,9 @@ class Trainer:
 
         # Environments whose slot received a new level start over on it.
         rng, k_reset = jax.random.split(runner.rng)
-        fresh_state, fresh_obs = _reset_from_slots(k_reset, slots, slot_of_env)
         renew = slot_reset[slot_of_env]
-        env_state = _where_env(renew, fresh_state, runner.env_state)
-        obs = _where_env(renew, fresh_obs, runner.obs)
+        env_state = _where_env(renew, _reset_states(k_reset, slots, slot_of_env), runner.env_state)
+        obs = jax.vmap(env.observe)(env_state)
         ep_ret = jnp.where(renew, 0.0, runner.episode_return)
         ep_len = jnp.where(renew, 0, runner.episode_length)
         params = runner.train.params
@@ -185,20 +182,19 @@ class Trainer:
             done = terminated | truncated
             bonus = completion_bonus(info["success"], r_prev, c)
             # A truncated episode is not a loss: bootstrap from the value of where it stopped.
-            next_obs_raw = jax.vmap(env.observe)(next_state)
-            _, next_value = self.policy(params, next_obs_raw)
+            stop_value = self.network.apply(params, next_state.board, method="value")
             shaped = (reward + bonus) * c.reward_scale
-            shaped = shaped + jnp.where(truncated, c.gamma * next_value, 0.0)
+            shaped = shaped + jnp.where(truncated, c.gamma * stop_value, 0.0)
             finished = (
                 done,
                 info["success"] & done,
                 jnp.where(done, ep_ret, 0.0),
-                jnp.where(done, info["lines"], 0),
+                jnp.where(done, info["total_lines"], 0),
                 jnp.where(done, ep_len, 0),
             )
-            reset_state, reset_obs = _reset_from_slots(k_reset, slots, slot_of_env)
+            reset_state = _reset_states(k_reset, slots, slot_of_env)
             next_state = _where_env(done, reset_state, next_state)
-            next_obs = _where_env(done, reset_obs, next_obs_raw)
+            next_obs = jax.vmap(env.observe)(next_state)
             ep_ret = jnp.where(done, 0.0, ep_ret)
             ep_len = jnp.where(done, 0, ep_len)
             step = _Step(obs, action, log_prob, value, shaped, done)
@@ -253,8 +249,8 @@ class Trainer:
             pg = -jnp.minimum(
                 ratio * adv, jnp.clip(ratio, 1 - c.clip_eps, 1 + c.clip_eps) * adv
             ).mean()
-            v_clipped = step.value + jnp.clip(value - step.value, -c.clip_eps, c.clip_eps)
-            v_loss = 0.5 * jnp.maximum((value - target) ** 2, (v_clipped - target) ** 2).mean()
+            # No value clipping: it slows the critic, which here also drives the policy.
+            v_loss = 0.5 * ((value - target) ** 2).mean()
             probs = jnp.exp(logp_all)
             entropy = -jnp.sum(jnp.where(step.obs.legal, probs * logp_all, 0.0), axis=-1).mean()
             total = pg + c.vf_coef * v_loss - c.ent_coef * entropy
