@@ -101,11 +101,13 @@ def clear_lines(board: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
     """
     height = board.shape[0]
     full = jnp.all(board > 0, axis=1)
-    # Stable sort: kept rows keep their order and move down; cleared rows go to the top.
-    order = jnp.argsort(full, stable=True)
-    n = jnp.sum(full, dtype=jnp.int32)
-    kept = jnp.arange(height) < height - n
-    return jnp.where(kept[:, None], board[order], 0).astype(board.dtype), n
+    kept = ~full
+    # Kept row r moves to row (number of kept rows below it); a one-hot move matrix does the
+    # compaction as a small matmul, which XLA runs far faster than a sort or scatter.
+    destination = jnp.cumsum(kept) - 1
+    move = (destination[None, :] == jnp.arange(height)[:, None]) & kept[None, :]
+    moved = move.astype(jnp.float32) @ board.astype(jnp.float32)
+    return moved.astype(board.dtype), jnp.sum(full, dtype=jnp.int32)
 
 
 def place(board: jnp.ndarray, piece: jnp.ndarray, action: jnp.ndarray) -> Afterstates:
@@ -140,7 +142,11 @@ def _drop(
     cells = jnp.asarray(PIECE_CELLS)[piece, rot]  # (4, 2)
     rows = land + cells[:, 0]
     cols = col + cells[:, 1]
-    placed = board.at[rows, cols].set(1, mode="drop")
+    # Compare-based painting (no scatter): cells outside the board simply match nothing.
+    covers = (rows[:, None, None] == jnp.arange(height)[None, :, None]) & (
+        cols[:, None, None] == jnp.arange(width)[None, None, :]
+    )
+    placed = jnp.maximum(board, jnp.any(covers, axis=0).astype(board.dtype))
     full = jnp.all(placed > 0, axis=1)
     eroded = jnp.sum(full[jnp.clip(rows, 0, height - 1)], dtype=jnp.int32)
     cleared, lines = clear_lines(placed)
