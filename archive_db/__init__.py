@@ -1,0 +1,27 @@
+"""The archive database: SQLAlchemy models, the repository (the only code that talks SQL) and
+Alembic migrations. SQLite by default, PostgreSQL via a ``postgresql+psycopg://`` URL.
+
+Typical use in a service::
+
+    repo = ArchiveRepository.open(url)   # migrates to the latest schema first
+    run = repo.open_run("demo", domain="tetris", seed=0)
+"""
+
+from archive_db.engine import create_archive_engine, default_url
+from archive_db.migrate import upgrade_to_head
+from archive_db.repository import (
+    ArchiveError,
+    ArchiveRepository,
+    InvalidRecordError,
+    NotFoundError,
+)
+
+__all__ = [
+    "ArchiveError",
+    "ArchiveRepository",
+    "InvalidRecordError",
+    "NotFoundError",
+    "create_archive_engine",
+    "default_url",
+    "upgrade_to_head",
+]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import typer
 
+from dicode.archive.cli import app as archive_app
 from dicode.domains.tetris.cli import app as tetris_app
 
 app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
 app.add_typer(tetris_app, name="tetris")
+app.add_typer(archive_app, name="archive")
 
 
 def main() -> None:

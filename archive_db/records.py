@@ -1,0 +1,187 @@
+"""Plain, immutable records that cross the repository boundary (inputs and results).
+
+Services never see ORM objects: they pass these in and get these back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+def content_hash(*parts: str | bytes | None) -> str:
+    """SHA-256 over the given parts (length-prefixed so part boundaries matter)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        data = b"" if part is None else part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    name: str
+    domain: str
+    config: dict[str, Any]
+    seed: int
+    status: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class NewLevel:
+    """A level to insert. ``content_hash`` identifies it within a run (duplicates collapse)."""
+
+    domain: str
+    content_hash: str
+    teacher: str
+    code: str = ""
+    description: str = ""
+    bundle: bytes | None = None
+    bundle_format: str | None = None
+    name: str | None = None
+    reasoning: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    created_iteration: int | None = None
+    parent_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class InsertedLevel:
+    id: int
+    created: bool  # False when a level with the same content hash already existed
+
+
+@dataclass(frozen=True)
+class LevelInfo:
+    """A stored level with everything but its bundle (see `ArchiveRepository.get_bundle`)."""
+
+    id: int
+    run_id: int
+    domain: str
+    name: str | None
+    description: str
+    reasoning: str | None
+    code: str
+    bundle_format: str | None
+    content_hash: str
+    teacher: str
+    meta: dict[str, Any]
+    created_iteration: int | None
+    created_at: datetime
+    status: str
+    success_rate: float | None
+    score: float
+    active: bool
+    last_sampled: int | None
+    times_sampled: int
+
+
+@dataclass(frozen=True)
+class NewAttempt:
+    """One generation attempt as the teacher pipeline saw it (accepted or rejected)."""
+
+    teacher: str
+    stage_reached: str
+    verdict: str  # "accepted" | "rejected"
+    parent_id: int | None = None
+    prompts: list[Any] = field(default_factory=list)
+    responses: list[Any] = field(default_factory=list)
+    code: str | None = None
+    failing_stage: str | None = None
+    error: str | None = None
+    latency_s: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+
+
+@dataclass(frozen=True)
+class AttemptInfo:
+    id: int
+    run_id: int
+    parent_id: int | None
+    level_id: int | None
+    teacher: str
+    stage_reached: str
+    prompts: list[Any]
+    responses: list[Any]
+    code: str | None
+    verdict: str
+    failing_stage: str | None
+    error: str | None
+    latency_s: float | None
+    tokens_in: int | None
+    tokens_out: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class RecordedAttempt:
+    attempt_id: int
+    level: InsertedLevel | None
+
+
+@dataclass(frozen=True)
+class EvaluationInfo:
+    id: int
+    level_id: int
+    student_iteration: int
+    episodes: int
+    successes: int
+    success_rate: float | None
+    mean_return: float | None
+    per_goal: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    id: int
+    run_id: int
+    path: str
+    iteration: int
+    meta: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class EventInfo:
+    id: int
+    run_id: int | None
+    kind: str
+    payload: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ActiveSet:
+    """The active set of a run at one version: member ids and their scores."""
+
+    version: int
+    level_ids: tuple[int, ...]
+    scores: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class ArchiveStats:
+    levels: int
+    accepted: int
+    rejected: int
+    edges: int
+    active: int
+    by_status: dict[str, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "levels": self.levels,
+            "accepted": self.accepted,
+            "rejected": self.rejected,
+            "edges": self.edges,
+            "active": self.active,
+            "by_status": dict(self.by_status),
+        }
