@@ -42,6 +42,7 @@ class PPOConfig:
     column_features: int = 16  # per-column encoder width (shared across columns)
     row_features: int = 8  # per-row encoder width (shared across rows)
     hidden: int = 64  # width of the MLP on top of the encoders
+    column_layers: int = 1  # depth of the per-column encoder
     init_beta: float = 10.0  # initial inverse temperature of the lookahead policy (learned)
     lookahead: bool = True  # logits = beta*(line reward + gamma*V(afterstate)); else own head
 

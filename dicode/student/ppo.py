@@ -70,8 +70,13 @@ def completion_bonus(success: jnp.ndarray, r_prev: jnp.ndarray, config: PPOConfi
 
 def make_network(config: PPOConfig) -> AfterstateActorCritic:
     return AfterstateActorCritic(
-        config.column_features, config.row_features, config.hidden, config.lookahead, config.gamma,
-        config.init_beta,
+        column_features=config.column_features,
+        row_features=config.row_features,
+        hidden=config.hidden,
+        column_layers=config.column_layers,
+        lookahead=config.lookahead,
+        gamma=config.gamma,
+        init_beta=config.init_beta,
     )
 
 
