@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -16,16 +17,22 @@ app = typer.Typer(no_args_is_help=True, help="The PPO student (target-only train
 
 @app.command("train")
 def train_command(
-    steps: int = typer.Option(200_000, help="environment steps (pieces) to train for"),
-    out: Path = typer.Option(Path("runs/student"), help="folder for curve.csv/.png, checkpoint"),
-    seed: int = typer.Option(0, help="training seed (never an evaluation seed)"),
-    eval_every: int = typer.Option(50_000, help="evaluate the greedy policy every N steps"),
-    set_: list[str] = typer.Option([], "--set", help="config override KEY=JSON, repeatable"),
-    resume: bool = typer.Option(False, help="continue from OUT/checkpoint.msgpack"),
+    steps: Annotated[int, typer.Option(help="environment steps (pieces) to train for")] = 200_000,
+    out: Annotated[Path, typer.Option(help="folder for curve.csv/.png, checkpoint")] = Path(
+        "runs/student"
+    ),
+    seed: Annotated[int, typer.Option(help="training seed (never an evaluation seed)")] = 0,
+    eval_every: Annotated[int, typer.Option(help="evaluate the greedy policy every N steps")] = (
+        50_000
+    ),
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="config override KEY=JSON, repeatable")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="continue from OUT/checkpoint.msgpack")] = False,
 ) -> None:
     """Target-only PPO; evaluation on the target protocol (20 games, 1,000-piece cap)."""
-    overrides = {}
-    for item in set_:
+    overrides: dict[str, Any] = {}
+    for item in set_ or []:
         key, _, value = item.partition("=")
         if key not in PPOConfig.__dataclass_fields__:
             raise typer.BadParameter(f"unknown config key {key!r}")

@@ -86,10 +86,14 @@ class StudentLoop:
         )
 
     def _build(self, slot_levels: np.ndarray) -> TetrisLevel:
-        pools = {} if self.source is None else {
-            int(lvl): self.source.pool(int(lvl)) for lvl in set(slot_levels.tolist()) - {TARGET}
-        }
-        return build_slots(slot_levels, pools, self.target_pool, self.config.pool_size)
+        pools = (
+            {}
+            if self.source is None
+            else {
+                int(lvl): self.source.pool(int(lvl)) for lvl in set(slot_levels.tolist()) - {TARGET}
+            }
+        )
+        return build_slots(slot_levels.tolist(), pools, self.target_pool, self.config.pool_size)
 
     @property
     def iteration(self) -> int:
@@ -131,8 +135,11 @@ class StudentLoop:
 
     def save(self, path: str | Path) -> None:
         save_checkpoint(
-            path, self.runner, self.curriculum, self.np_rng, {"r_prev": self.r_prev,
-            "slot_levels": self.slot_levels.tolist()}
+            path,
+            self.runner,
+            self.curriculum,
+            self.np_rng,
+            {"r_prev": self.r_prev, "slot_levels": self.slot_levels.tolist()},
         )
 
     def load(self, path: str | Path) -> None:
@@ -161,7 +168,12 @@ def train(
         if steps >= next_eval or steps >= env_steps:
             mean, std, pieces = loop.evaluate()
             point = CurvePoint(
-                loop.iteration, steps, round(train_seconds, 2), mean, std, pieces,
+                loop.iteration,
+                steps,
+                round(train_seconds, 2),
+                mean,
+                std,
+                pieces,
                 lines_sum / episodes if episodes else float("nan"),
             )
             curve.append(point)

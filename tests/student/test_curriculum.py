@@ -33,7 +33,11 @@ def test_a_fifth_of_the_slots_play_the_target_game() -> None:
 def test_new_levels_come_first_then_replay_fills_the_rest() -> None:
     rng = np.random.default_rng(0)
     slots, reset, state = plan_slots(
-        CurriculumState(), 5, new_levels=[7], active_ids=[1, 2, 3], active_scores=[0.25, 0, 0.1],
+        CurriculumState(),
+        5,
+        new_levels=[7],
+        active_ids=[1, 2, 3],
+        active_scores=[0.25, 0, 0.1],
         rng=rng,
     )
     assert slots[0] == TARGET and slots[1] == 7
@@ -73,7 +77,9 @@ def test_replay_prefers_learnable_levels() -> None:
     new=st.lists(st.integers(0, 200), max_size=40, unique=True),
     seed=st.integers(0, 1000),
 )
-def test_every_new_level_is_trained_within_its_turn(num_slots: int, new: list[int], seed: int) -> None:
+def test_every_new_level_is_trained_within_its_turn(
+    num_slots: int, new: list[int], seed: int
+) -> None:
     rng = np.random.default_rng(seed)
     config = CurriculumConfig()
     free = num_slots - num_target_slots(num_slots, config)

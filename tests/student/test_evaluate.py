@@ -10,7 +10,9 @@ from dicode.student.evaluate import evaluate_greedy, greedy_action, make_greedy_
 from dicode.student.ppo import Trainer
 
 
-def test_matches_the_protocols_play_for_the_same_policy(tiny_trainer: Trainer, target_slots) -> None:
+def test_matches_the_protocols_play_for_the_same_policy(
+    tiny_trainer: Trainer, target_slots
+) -> None:
     params = tiny_trainer.init(3, target_slots).train.params
     ours = evaluate_greedy(make_greedy_evaluator(tiny_trainer.network, 3, 60, seed=5), params)
 
