@@ -120,8 +120,16 @@ class DQN:
         ints = jnp.zeros((c.buffer_size,), jnp.int32)
         replay = Replay(boards, ints, ints, zeros, zeros, boards, ints, jnp.int32(0), jnp.int32(0))
         return DQNState(
-            params, params, self.tx.init(params), states, replay, rng,
-            jnp.int32(0), jnp.int32(0), jnp.int32(0), jnp.int32(0),
+            params,
+            params,
+            self.tx.init(params),
+            states,
+            replay,
+            rng,
+            jnp.int32(0),
+            jnp.int32(0),
+            jnp.int32(0),
+            jnp.int32(0),
         )
 
     def _q_all(self, params: Any, board: jnp.ndarray, piece: jnp.ndarray) -> tuple[Any, Any]:
@@ -137,7 +145,10 @@ class DQN:
             board, piece, action, reward, done, next_board, next_piece = batch
             chosen = jax.vmap(place)(board, piece, action)
             q, _ = self.network.apply(
-                params, board, chosen.boards[:, None], chosen.lines[:, None],
+                params,
+                board,
+                chosen.boards[:, None],
+                chosen.lines[:, None],
                 jnp.ones((board.shape[0], 1), bool),
             )
             next_q, next_legal = self._q_all(target_params, next_board, next_piece)
@@ -160,9 +171,12 @@ class DQN:
             idx = (state.replay.pos + jnp.arange(c.num_envs)) % c.buffer_size
             r = state.replay
             replay = Replay(
-                r.board.at[idx].set(s.board), r.piece.at[idx].set(s.piece),
-                r.action.at[idx].set(action), r.reward.at[idx].set(reward * c.reward_scale),
-                r.done.at[idx].set(done.astype(jnp.float32)), r.next_board.at[idx].set(nxt.board),
+                r.board.at[idx].set(s.board),
+                r.piece.at[idx].set(s.piece),
+                r.action.at[idx].set(action),
+                r.reward.at[idx].set(reward * c.reward_scale),
+                r.done.at[idx].set(done.astype(jnp.float32)),
+                r.next_board.at[idx].set(nxt.board),
                 r.next_piece.at[idx].set(nxt.piece),
                 jnp.minimum(r.size + c.num_envs, c.buffer_size),
                 (r.pos + c.num_envs) % c.buffer_size,
@@ -172,13 +186,19 @@ class DQN:
             fresh = jax.vmap(lambda k: env.reset(k, level))(jax.random.split(k_reset, c.num_envs))
             nxt = jax.tree_util.tree_map(
                 lambda a, b: jnp.where(done.reshape(done.shape + (1,) * (a.ndim - 1)), a, b),
-                fresh, nxt,
+                fresh,
+                nxt,
             )
             # One gradient step per vector step once the buffer has warmed up.
             pick = jax.random.randint(k_batch, (c.batch_size,), 0, jnp.maximum(replay.size, 1))
             batch = (
-                replay.board[pick], replay.piece[pick], replay.action[pick], replay.reward[pick],
-                replay.done[pick], replay.next_board[pick], replay.next_piece[pick],
+                replay.board[pick],
+                replay.piece[pick],
+                replay.action[pick],
+                replay.reward[pick],
+                replay.done[pick],
+                replay.next_board[pick],
+                replay.next_piece[pick],
             )
             grads = jax.grad(loss_fn)(state.params, state.target_params, batch)
             updates, opt_state = self.tx.update(grads, state.opt_state, state.params)
@@ -195,8 +215,16 @@ class DQN:
                 lambda p, t: jnp.where(copy, p, t), params, state.target_params
             )
             return DQNState(
-                params, target, opt_state, nxt, replay, rng,
-                state.env_steps + c.num_envs, n_updates, lines_done, episodes_done,
+                params,
+                target,
+                opt_state,
+                nxt,
+                replay,
+                rng,
+                state.env_steps + c.num_envs,
+                n_updates,
+                lines_done,
+                episodes_done,
             ), None
 
         state, _ = jax.lax.scan(one, state, None, vector_steps)
