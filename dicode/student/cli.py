@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from dicode.student.config import PPOConfig
-from dicode.student.train import StudentLoop, train, write_curve
+from dicode.student.train import CurvePoint, StudentLoop, read_curve, train, write_curve
 
 app = typer.Typer(no_args_is_help=True, help="The PPO student (target-only training).")
 
@@ -42,10 +43,16 @@ def train_command(
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
     loop = StudentLoop(config)
     checkpoint = out / "checkpoint.msgpack"
+    earlier: list[CurvePoint] = []
     if resume and checkpoint.exists():
         loop.load(checkpoint)
+        if (out / "curve.csv").exists():
+            earlier = [p for p in read_curve(out / "curve.csv") if p.iteration < loop.iteration]
     started = time.perf_counter()
     curve = train(loop, steps, eval_every_steps=eval_every, checkpoint=checkpoint)
+    if earlier:  # continue the curve: training time adds up across resumes
+        offset = max(p.train_seconds for p in earlier)
+        curve = earlier + [replace(p, train_seconds=p.train_seconds + offset) for p in curve]
     write_curve(curve, out / "curve.csv", out / "curve.png")
     last = curve[-1]
     typer.echo(

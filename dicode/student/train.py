@@ -161,7 +161,7 @@ def train(
     curve: list[CurvePoint] = []
     per_iter = loop.config.batch_size
     train_seconds = 0.0
-    next_eval = 0
+    next_eval = loop.iteration * per_iter  # a resumed loop evaluates from where it is
     lines_sum, episodes = 0, 0
     while True:
         steps = loop.iteration * per_iter
@@ -193,6 +193,17 @@ def train(
         if target is not None:
             lines_sum += target.lines_sum
             episodes += target.episodes
+
+
+def read_curve(csv_path: Path) -> list[CurvePoint]:
+    """The rows of a curve written by :func:`write_curve`."""
+    with csv_path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    types = {"iteration": int, "env_steps": int}
+    return [
+        CurvePoint(**{k: types.get(k, float)(v) for k, v in row.items()})  # type: ignore[arg-type]
+        for row in rows
+    ]
 
 
 def write_curve(curve: Sequence[CurvePoint], csv_path: Path, png_path: Path | None = None) -> None:
