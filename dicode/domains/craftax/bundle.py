@@ -87,7 +87,9 @@ def bundle_from_built(levels: Sequence[BuiltLevel]) -> CraftaxBundle:
         if not np.array_equal(level.rules, first.rules):
             raise BundleError(f"seed {i} set different rules than seed 0; rules must not be random")
         if not np.array_equal(level.goal, first.goal):
-            raise BundleError(f"seed {i} set a different goal than seed 0; the goal must not be random")
+            raise BundleError(
+                f"seed {i} set a different goal than seed 0; the goal must not be random"
+            )
     pool = {name: np.stack([lv.state[name] for lv in levels]) for name in FIELD_NAMES}
     return make_bundle(pool, first.rules, first.goal)
 

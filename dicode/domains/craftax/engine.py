@@ -36,6 +36,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from craftax.craftax.constants import ACHIEVEMENT_REWARD_MAP, Action
 from craftax.craftax.craftax_state import EnvParams, EnvState, StaticEnvParams
 from craftax.craftax.game_logic import (
@@ -102,9 +103,9 @@ def make_slots(bundles: Sequence[CraftaxBundle], pool_size: int) -> LevelSlots:
     if not bundles:
         raise ValueError("make_slots needs at least one bundle")
     pools = [resize_pool(b.pool, pool_size) for b in bundles]
-    stacked = {name: jnp.stack([p[name] for p in pools]) for name in pools[0]}
+    stacked = {name: np.stack([p[name] for p in pools]) for name in pools[0]}
     return LevelSlots(
-        pool=arrays_to_state({k: v for k, v in stacked.items()}, batch_dims=2),
+        pool=arrays_to_state(stacked, batch_dims=2),
         rules=jnp.stack([jnp.asarray(b.rules) for b in bundles]),
         goal=jnp.stack([jnp.asarray(b.goal) for b in bundles]),
     )
@@ -137,7 +138,9 @@ def _apply_spawn_rules(
         after = mobs.mask[floor]
         fresh = after & ~before
         keep_chance = rules[_R[f"spawn_{mob_class}"]]
-        dropped = fresh & (jax.random.uniform(jax.random.fold_in(key, i), after.shape) >= keep_chance)
+        dropped = fresh & (
+            jax.random.uniform(jax.random.fold_in(key, i), after.shape) >= keep_chance
+        )
         kept = fresh & ~dropped
         rows, cols = mobs.position[floor, :, 0], mobs.position[floor, :, 1]
         mob_map = mob_map.at[floor, rows, cols].set(mob_map[floor, rows, cols] & ~dropped)
@@ -158,9 +161,7 @@ def _speed_up_intrinsics(
     need_rate = jnp.where(sleeping, 0.5, 1.0) * decay
     extra_need = rules[_R["needs_depletion"]] - 1.0
     needs_met = (
-        (state.player_food > 0)
-        & (state.player_drink > 0)
-        & ((state.player_energy > 0) | sleeping)
+        (state.player_food > 0) & (state.player_drink > 0) & ((state.player_energy > 0) | sleeping)
     )
     not_boss = jnp.logical_not(is_fighting_boss(state, static_params))
     recover_gain = (rules[_R["health_recover"]] - 1.0) * jnp.where(sleeping, 2.0, 1.0)
@@ -266,9 +267,7 @@ def _reset_done(
     return jax.lax.cond(done.sum() <= _SCATTER_RESETS, scatter, select, env)
 
 
-def reset(
-    key: jax.Array, slots: LevelSlots, env_slot: jax.Array
-) -> tuple[jax.Array, EngineState]:
+def reset(key: jax.Array, slots: LevelSlots, env_slot: jax.Array) -> tuple[jax.Array, EngineState]:
     """Start every env on a random pool world of its slot. ``env_slot``: (N,) int32."""
     pool_size = jax.tree_util.tree_leaves(slots.pool)[0].shape[1]
     picks = jax.random.randint(key, env_slot.shape, 0, pool_size)
@@ -311,4 +310,4 @@ def step(
     info = {"success": success, "bonus": bonus, "achievements": env.achievements}
     env = _reset_done(reset_key, env, state.env_slot, done, slots)
     obs = jax.vmap(_observe)(env, goal)
-    return obs, state.replace(env=env), reward + bonus, done, info
+    return obs, EngineState(env=env, env_slot=state.env_slot), reward + bonus, done, info
