@@ -204,12 +204,13 @@ def test_planted_saplings_are_registered_and_replaced_cleanly(worlds: list[State
 # ---------------------------------------------------------------- property test
 _BLOCKS = st.sampled_from(sorted(PLACEABLE_BLOCKS))
 _KINDS = st.sampled_from(sorted(MOB_KINDS))
+_VITAL, _ATTRIBUTE = st.integers(-5, 30), st.integers(-3, 9)
 _CALLS = st.one_of(
     st.tuples(st.just("place_block"), _BLOCKS, st.integers(-2, 50), st.integers(-2, 50)),
     st.tuples(st.just("add_mob"), _KINDS, st.integers(0, 47), st.integers(0, 47)),
     st.tuples(st.just("add_mobs_near_player"), _KINDS, st.integers(0, 4), st.integers(1, 8)),
-    st.tuples(st.just("set_player"), st.integers(-5, 30), st.integers(-5, 30), st.integers(-5, 30)),
-    st.tuples(st.just("set_attributes"), st.integers(-3, 9), st.integers(-3, 9), st.integers(-3, 9)),
+    st.tuples(st.just("set_player"), _VITAL, _VITAL, _VITAL),
+    st.tuples(st.just("set_attributes"), _ATTRIBUTE, _ATTRIBUTE, _ATTRIBUTE),
     st.tuples(st.just("set_floor"), st.integers(-1, 9), st.just(0), st.just(0)),
     st.tuples(st.just("set_rules"), st.sampled_from(RULE_NAMES), st.floats(-1, 6), st.just(0)),
 )  # fmt: skip
