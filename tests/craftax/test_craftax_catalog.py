@@ -48,3 +48,10 @@ def test_floor_entries_and_constants_match_craftax() -> None:
     assert catalog.MONSTERS_KILLED_TO_CLEAR_FLOOR == C.MONSTERS_KILLED_TO_CLEAR_LEVEL
     assert StaticEnvParams().map_size[0] == catalog.MAP_SIZE
     assert StaticEnvParams().num_levels == catalog.NUM_FLOORS
+
+
+def test_mob_kill_achievements_match_craftax() -> None:
+    table = np.asarray(C.MOB_ACHIEVEMENT_MAP)
+    for kind, (mob_class, type_id) in catalog.MOB_KINDS.items():
+        expected = int(table[catalog.MOB_CLASSES.index(mob_class), type_id])
+        assert catalog.ACHIEVEMENT_IDS[catalog.MOB_KILL_ACHIEVEMENTS[kind]] == expected

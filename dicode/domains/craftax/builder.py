@@ -55,6 +55,7 @@ from dicode.domains.craftax.catalog import (
 from dicode.domains.craftax.rules import RULE_NAMES, RULES, default_rules
 from dicode.domains.craftax.schema import StateArrays, check_state_arrays
 
+BUILDER_VERSION = "craftax-builder/1"
 MAX_INVENTORY = 99
 # Tool tiers: 0 none, 1 wood, 2 stone, 3 iron, 4 diamond.
 MAX_TOOL_TIER = 4
@@ -473,6 +474,12 @@ class CraftaxLevel:
         goal[[ACHIEVEMENT_IDS[n] for n in self._goal]] = True
         return BuiltLevel(state=check_state_arrays(self._s), rules=self._rules.copy(), goal=goal)
 
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The finished level as one flat dict: the state fields plus ``rules`` and ``goal``
+        (the form the sandbox worker stacks into a pool; called by the runner after build)."""
+        built = self.finish()
+        return {**built.state, "rules": built.rules, "goal": built.goal}
+
     def implied_achievements(self) -> dict[str, str]:
         """Achievements the current start already grants, each with the reason."""
         implied: dict[str, str] = {}
@@ -628,6 +635,11 @@ class CraftaxLevel:
         self._s[f"{prefix}.attack_cooldown"][f, slot] = 0
         self._s[f"{prefix}.type_id"][f, slot] = type_id
         self._s["mob_map"][f, r, c] = True
+
+
+def make_builder(rng: np.random.Generator, base_world: Mapping[str, np.ndarray]) -> CraftaxLevel:
+    """A fresh ``CraftaxLevel`` over a copy of ``base_world`` (the sandbox worker's factory)."""
+    return CraftaxLevel(base_world, rng)
 
 
 def build_level(

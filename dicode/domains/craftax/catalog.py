@@ -134,3 +134,15 @@ INVENTORY_ACHIEVEMENTS: dict[str, tuple[tuple[int, str], ...]] = {
         (3, "make_iron_sword"), (4, "make_diamond_sword"),
     ),
 }  # fmt: skip
+
+# The achievement for killing (or eating) each mob kind.
+MOB_KILL_ACHIEVEMENTS: dict[str, str] = {
+    "cow": "eat_cow", "bat": "eat_bat", "snail": "eat_snail",
+    "zombie": "defeat_zombie", "gnome_warrior": "defeat_gnome_warrior",
+    "orc_soldier": "defeat_orc_solider", "lizard": "defeat_lizard", "knight": "defeat_knight",
+    "troll": "defeat_troll", "pigman": "defeat_pigman", "frost_troll": "defeat_frost_troll",
+    "skeleton": "defeat_skeleton", "gnome_archer": "defeat_gnome_archer",
+    "orc_mage": "defeat_orc_mage", "kobold": "defeat_kobold", "knight_archer": "defeat_archer",
+    "deep_thing": "defeat_deep_thing", "fire_elemental": "defeat_fire_elemental",
+    "ice_elemental": "defeat_ice_elemental",
+}  # fmt: skip
