@@ -20,6 +20,7 @@ from dicode.domains.craftax.catalog import (
     MOB_KINDS,
     PLACEABLE_BLOCKS,
 )
+from dicode.domains.craftax.level_checks import check_pool
 from dicode.domains.craftax.rules import RULE_NAMES, RULES
 from dicode.domains.craftax.schema import StateArrays, check_state_arrays
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
@@ -153,13 +154,22 @@ def test_mobs_need_suitable_free_cells(worlds: list[StateArrays]) -> None:
         level.place_block("stone", *cell)
 
 
-def test_mob_health_rule_scales_starting_mobs(worlds: list[StateArrays]) -> None:
+def test_mob_health_rule_scales_starting_mobs_once(worlds: list[StateArrays]) -> None:
     level = new_level(worlds[0])
     level.add_mobs_near_player("zombie", count=1)
     level.set_rules(mob_health=2.0)
     level.set_goal("defeat_zombie")
-    state = level.finish().state
-    assert state["melee_mobs.health"][0][state["melee_mobs.mask"][0]].tolist() == [10.0]
+    for _ in range(2):  # finishing again must not scale again
+        state = level.finish().state
+        assert state["melee_mobs.health"][0][state["melee_mobs.mask"][0]].tolist() == [10.0]
+
+
+def test_level_code_cannot_replace_builder_methods(worlds: list[StateArrays]) -> None:
+    level = new_level(worlds[0])
+    with pytest.raises(AttributeError):
+        level.to_arrays = lambda: {}  # type: ignore[method-assign]
+    with pytest.raises(AttributeError):
+        level.extra = 1  # type: ignore[attr-defined]
 
 
 def test_start_implies_achievements_and_they_cannot_be_goals(worlds: list[StateArrays]) -> None:
@@ -248,6 +258,8 @@ def test_any_call_sequence_yields_a_valid_world_or_a_build_error(
     level.set_goal("defeat_necromancer")
     built = level.finish()
     state = check_state_arrays(built.state)
+    # What the pipeline re-checks on sandbox output holds for anything the builder makes.
+    check_pool({key: value[None] for key, value in level.to_arrays().items()})
     for mob_class in MOB_CLASSES:
         assert (state[f"{mob_class}_mobs.mask"].sum(axis=1) <= MOB_CAPS[mob_class]).all()
     max_health = 8 + int(state["player_strength"])

@@ -119,6 +119,9 @@ class CraftaxLevel:
     ``rng``, the generator ``build`` receives, so a level is reproducible from its seed.
     """
 
+    # Fixed slots: level code cannot replace methods (e.g. ``to_arrays``) or add attributes.
+    __slots__ = ("_goal", "_overworld_start", "_rng", "_rules", "_s")
+
     def __init__(self, base_world: Mapping[str, np.ndarray], rng: np.random.Generator) -> None:
         self._s = {k: np.array(v, copy=True) for k, v in check_state_arrays(base_world).items()}
         self._rng = rng
@@ -455,10 +458,11 @@ class CraftaxLevel:
         for name in ("health", "food", "drink", "energy", "mana"):
             key = f"player_{name}"
             self._set(key, _clamp(int(self._s[key]), 1, self._max_vital(name)))
+        state = {key: value.copy() for key, value in self._s.items()}  # finish twice = same
         health_scale = self._rules[RULE_NAMES.index("mob_health")]
         for mob_class in MOB_CLASSES:
-            mask = self._s[f"{mob_class}_mobs.mask"]
-            health = self._s[f"{mob_class}_mobs.health"]
+            mask = state[f"{mob_class}_mobs.mask"]
+            health = state[f"{mob_class}_mobs.health"]
             health[mask] = health[mask] * health_scale
         implied = self.implied_achievements()
         clash = [name for name in self._goal if name in implied]
@@ -469,10 +473,10 @@ class CraftaxLevel:
             )
         achieved = np.zeros((NUM_ACHIEVEMENTS,), bool)
         achieved[[ACHIEVEMENT_IDS[n] for n in implied]] = True
-        self._s["achievements"] = achieved
+        state["achievements"] = achieved
         goal = np.zeros((NUM_ACHIEVEMENTS,), bool)
         goal[[ACHIEVEMENT_IDS[n] for n in self._goal]] = True
-        return BuiltLevel(state=check_state_arrays(self._s), rules=self._rules.copy(), goal=goal)
+        return BuiltLevel(state=check_state_arrays(state), rules=self._rules.copy(), goal=goal)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The finished level as one flat dict: the state fields plus ``rules`` and ``goal``

@@ -11,14 +11,19 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from dicode.domains.craftax.builder import MAX_ATTRIBUTE, MAX_INVENTORY, MAX_TOOL_TIER
 from dicode.domains.craftax.bundle import BundleError, CraftaxBundle, make_bundle
 from dicode.domains.craftax.catalog import (
     ACHIEVEMENT_IDS,
     ACHIEVEMENT_NAMES,
+    BLOCK_NAMES,
+    MAP_SIZE,
     MOB_CAPS,
     MOB_CLASSES,
+    MOB_HEALTH,
     MOB_KILL_ACHIEVEMENTS,
     MOB_KINDS,
+    NUM_FLOORS,
 )
 from dicode.domains.craftax.rules import RULE_NAMES
 from dicode.domains.craftax.schema import FIELD_NAMES
@@ -57,13 +62,47 @@ def pool_to_bundle(pool: Mapping[str, np.ndarray]) -> CraftaxBundle:
         counts = bundle.pool[f"{mob_class}_mobs.mask"].sum(axis=2)
         if (counts > MOB_CAPS[mob_class]).any():
             raise LevelCheckError(f"{mob_class} mobs exceed the cap of {MOB_CAPS[mob_class]}")
-    floors = bundle.pool["player_level"]
-    if ((floors < 0) | (floors > 8)).any():
-        raise LevelCheckError("player_level: must be in 0..8")
-    position = bundle.pool["player_position"]
-    if ((position < 0) | (position > 47)).any():
-        raise LevelCheckError("player_position: must be in 0..47")
+    _check_ranges(bundle.pool)
     return bundle
+
+
+def _check_ranges(pool: Mapping[str, np.ndarray]) -> None:
+    """Value ranges the builder guarantees; arrays made any other way must obey them too."""
+
+    def within(name: str, low: float, high: np.ndarray | float) -> None:
+        values = pool[name]
+        if not ((values >= low) & (values <= high)).all():
+            raise LevelCheckError(f"{name}: values must be in [{low}, {high}]")
+
+    within("map", 0, len(BLOCK_NAMES) - 1)
+    within("item_map", 0, 4)
+    within("player_level", 0, NUM_FLOORS - 1)
+    within("player_position", 0, MAP_SIZE - 1)
+    for attribute in ("player_dexterity", "player_strength", "player_intelligence"):
+        within(attribute, 1, MAX_ATTRIBUTE)
+    dex, intelligence = pool["player_dexterity"], pool["player_intelligence"]
+    within("player_health", 0.0, 8 + pool["player_strength"])
+    for need in ("player_food", "player_drink", "player_energy"):
+        within(need, 0, 7 + 2 * dex)
+    within("player_mana", 0, 6 + 3 * intelligence)
+    for item in ("wood", "stone", "coal", "iron", "diamond", "sapling", "arrows", "torches",
+                 "ruby", "sapphire", "books", "potions"):  # fmt: skip
+        within(f"inventory.{item}", 0, MAX_INVENTORY)
+    for tool in ("pickaxe", "sword"):
+        within(f"inventory.{tool}", 0, MAX_TOOL_TIER)
+    within("inventory.bow", 0, 1)
+    within("inventory.armour", 0, 2)
+    for mob_class in MOB_CLASSES:
+        live = pool[f"{mob_class}_mobs.mask"]
+        types = pool[f"{mob_class}_mobs.type_id"][live]
+        if types.size and (types.min() < 0 or types.max() >= len(MOB_HEALTH[mob_class])):
+            raise LevelCheckError(f"{mob_class}_mobs.type_id: unknown mob type")
+        where = pool[f"{mob_class}_mobs.position"][live]
+        if where.size and (where.min() < 0 or where.max() >= MAP_SIZE):
+            raise LevelCheckError(f"{mob_class}_mobs.position: off the map")
+        instance, floor, _ = np.nonzero(live)
+        if not pool["mob_map"][instance, floor, where[:, 0], where[:, 1]].all():
+            raise LevelCheckError(f"{mob_class}_mobs: a live mob is missing from mob_map")
 
 
 def check_pool(pool: dict[str, np.ndarray]) -> dict[str, int]:
