@@ -76,8 +76,8 @@ BONUS_FLOOR = 20.0  # d
 BONUS_SCALE = 2.0  # k
 OBS_SIZE = 8268 + NUM_ACHIEVEMENTS
 NUM_ACTIONS = len(Action)
-# Up to this many envs per step are reset by a cheap scatter; more take a full select.
-_SCATTER_RESETS = 8
+# Up to max(8, N/16) envs per step are reset by a cheap scatter; more take a full select.
+_MIN_SCATTER_RESETS = 8
 _R = {name: i for i, name in enumerate(RULE_NAMES)}
 
 
@@ -242,15 +242,16 @@ def _reset_done(
 ) -> EnvState:
     """Replace finished envs by a random pool world of their slot.
 
-    Typically few envs finish per step, so a scatter of at most ``_SCATTER_RESETS`` rows does
-    the work; a full select over all envs runs only when more finish at once.
+    Typically few envs finish per step, so a scatter of a few rows does the work; a full
+    select over all envs runs only when more finish at once.
     """
     num_envs = done.shape[0]
+    max_scatter = max(_MIN_SCATTER_RESETS, num_envs // 16)
     pool_size = jax.tree_util.tree_leaves(slots.pool)[0].shape[1]
     picks = jax.random.randint(key, (num_envs,), 0, pool_size)
 
     def scatter(env: EnvState) -> EnvState:
-        rows = jnp.nonzero(done, size=_SCATTER_RESETS, fill_value=num_envs)[0]
+        rows = jnp.nonzero(done, size=max_scatter, fill_value=num_envs)[0]
         safe = jnp.minimum(rows, num_envs - 1)
         src_slot, src_pick = env_slot[safe], picks[safe]
         return jax.tree_util.tree_map(
@@ -264,7 +265,7 @@ def _reset_done(
 
         return jax.tree_util.tree_map(one, env, slots.pool)
 
-    return jax.lax.cond(done.sum() <= _SCATTER_RESETS, scatter, select, env)
+    return jax.lax.cond(done.sum() <= max_scatter, scatter, select, env)
 
 
 def reset(key: jax.Array, slots: LevelSlots, env_slot: jax.Array) -> tuple[jax.Array, EngineState]:
