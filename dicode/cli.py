@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import typer
 
+from dicode.domains.tetris.cli import app as tetris_app
+from dicode.levels.cli import app as levels_app
+
 app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
+app.add_typer(tetris_app, name="tetris")
+app.add_typer(levels_app, name="levels")
 
 
 def main() -> None:
