@@ -99,10 +99,12 @@ def pool_chunk(steps: int) -> Any:
     return run
 
 
-def timed(fn: Any, *args: Any) -> tuple[Any, float]:
-    start = time.perf_counter()
+def timed(fn: Any, *args: Any) -> tuple[Any, float, float]:
+    """Run and wait; return the output, wall seconds and this process's CPU seconds (all
+    threads). CPU seconds measure the work done even when other processes share the cores."""
+    wall, cpu = time.perf_counter(), time.process_time()
     out = jax.block_until_ready(fn(*args))
-    return out, time.perf_counter() - start
+    return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def main() -> None:
@@ -133,21 +135,26 @@ def main() -> None:
     write = jax.jit(engine.write_slot, donate_argnums=0)
     r_prev = jnp.float32(5.0)
 
-    plain_times, pool_times = [], []
+    plain_times: list[float] = []
+    pool_times: list[float] = []
+    plain_cpu: list[float] = []
+    pool_cpu: list[float] = []
     compiles_after_warmup = 0
     with count_compilations() as compiles:
         for chunk in range(args.chunks + 1):
             key, k1, k2 = jax.random.split(key, 3)
-            (plain_states, _), t_plain = timed(run_plain, k1, plain_states)
+            (plain_states, _), t_plain, c_plain = timed(run_plain, k1, plain_states)
             level = one_slot[(chunk + 1) % len(one_slot)]
             slots = write(slots, jnp.int32(chunk % args.slots), level)
-            (pool_state, _), t_pool = timed(run_pool, k2, pool_state, slots, r_prev)
+            (pool_state, _), t_pool, c_pool = timed(run_pool, k2, pool_state, slots, r_prev)
             r_prev = r_prev + 1.0  # new data every chunk, as a trainer would pass
             if chunk == 0:
                 warmup_compiles = compiles.count
                 continue
             plain_times.append(t_plain)
             pool_times.append(t_pool)
+            plain_cpu.append(c_plain)
+            pool_cpu.append(c_pool)
         compiles_after_warmup = compiles.count - warmup_compiles
 
     steps = args.envs * args.steps
@@ -165,6 +172,10 @@ def main() -> None:
         "ratio": round(pool_sps / plain_sps, 3),
         # Best chunk per side: robust to load spikes from other processes on a shared machine.
         "ratio_best_chunk": round(min(plain_times) / min(pool_times), 3),
+        # Work per step in CPU seconds of this process: what a loaded machine cannot distort.
+        "plain_steps_per_cpu_s": round(steps / statistics.median(plain_cpu), 1),
+        "pool_steps_per_cpu_s": round(steps / statistics.median(pool_cpu), 1),
+        "ratio_cpu": round(statistics.median(plain_cpu) / statistics.median(pool_cpu), 3),
         "plain_chunk_seconds": [round(t, 3) for t in plain_times],
         "pool_chunk_seconds": [round(t, 3) for t in pool_times],
         "warmup_compilations": warmup_compiles,
