@@ -159,7 +159,10 @@ def test_completion_bonus_is_max_of_floor_and_twice_previous_return(rig: Rig) ->
     actions = jnp.full((NUM_ENVS,), PLACE_STONE, jnp.int32)
     paid = {}
     for previous in (5.0, 30.0):
-        _, _, reward, done, info = rig.step(key, state, actions, slots, r_prev(previous))
+        _, after, reward, done, info = rig.step(key, state, actions, slots, r_prev(previous))
+        # Solved envs restart from a pool world: place_stone is locked again, stone is back.
+        assert not np.asarray(after.env.achievements)[2:4, 10].any()
+        assert (np.asarray(after.env.inventory.stone)[2:4] == 5).all()
         assert np.asarray(info["success"]).tolist() == [False, False, True, True] + [False] * 4
         assert np.asarray(done[2:4]).all()
         assert np.asarray(info["bonus"])[[0, 1, 4, 5, 6, 7]].tolist() == [0.0] * 6

@@ -76,7 +76,7 @@ BONUS_FLOOR = 20.0  # d
 BONUS_SCALE = 2.0  # k
 OBS_SIZE = 8268 + NUM_ACHIEVEMENTS
 NUM_ACTIONS = len(Action)
-# Up to max(8, N/16) envs per step are reset by a cheap scatter; more take a full select.
+# Finished envs are reset in scatter batches of max(8, N/16) rows.
 _MIN_SCATTER_RESETS = 8
 _R = {name: i for i, name in enumerate(RULE_NAMES)}
 
@@ -242,30 +242,27 @@ def _reset_done(
 ) -> EnvState:
     """Replace finished envs by a random pool world of their slot.
 
-    Typically few envs finish per step, so a scatter of a few rows does the work; a full
-    select over all envs runs only when more finish at once.
+    Few envs finish per step, so rows are scattered in batches of max(8, N/16) inside a
+    ``while_loop`` (usually zero or one pass): the batch state is updated in place, never
+    copied or selected as a whole.
     """
     num_envs = done.shape[0]
-    max_scatter = max(_MIN_SCATTER_RESETS, num_envs // 16)
+    batch = max(_MIN_SCATTER_RESETS, num_envs // 16)
     pool_size = jax.tree_util.tree_leaves(slots.pool)[0].shape[1]
     picks = jax.random.randint(key, (num_envs,), 0, pool_size)
 
-    def scatter(env: EnvState) -> EnvState:
-        rows = jnp.nonzero(done, size=max_scatter, fill_value=num_envs)[0]
+    def scatter(carry: tuple[EnvState, jax.Array]) -> tuple[EnvState, jax.Array]:
+        env, pending = carry
+        rows = jnp.nonzero(pending, size=batch, fill_value=num_envs)[0]
         safe = jnp.minimum(rows, num_envs - 1)
         src_slot, src_pick = env_slot[safe], picks[safe]
-        return jax.tree_util.tree_map(
+        env = jax.tree_util.tree_map(
             lambda x, p: x.at[rows].set(p[src_slot, src_pick], mode="drop"), env, slots.pool
         )
+        return env, pending.at[rows].set(False, mode="drop")
 
-    def select(env: EnvState) -> EnvState:
-        def one(x: jax.Array, p: jax.Array) -> jax.Array:
-            fresh = p[env_slot, picks]
-            return jnp.where(done.reshape((num_envs,) + (1,) * (x.ndim - 1)), fresh, x)
-
-        return jax.tree_util.tree_map(one, env, slots.pool)
-
-    return jax.lax.cond(done.sum() <= max_scatter, scatter, select, env)
+    env, _ = jax.lax.while_loop(lambda carry: carry[1].any(), scatter, (env, done))
+    return env
 
 
 def reset(key: jax.Array, slots: LevelSlots, env_slot: jax.Array) -> tuple[jax.Array, EngineState]:
