@@ -58,6 +58,11 @@ class DomainSpec:
     impossible_goal: Callable[[dict[str, np.ndarray]], str | None]
     make_rollouts: Callable[[int], RolloutEvaluator]
     target_source: str  # the domain's target game as a level (used to warm up)
+    # Domains whose levels edit generated worlds (Craftax): (seed, count) -> base pool, made in
+    # the parent with the domain's own generator and handed to the sandbox as data.
+    make_base: Callable[[int, int], dict[str, np.ndarray]] | None = None
+    rules_of: Callable[[dict[str, np.ndarray]], dict[str, float]] | None = None
+    default_limits: SandboxLimits | None = None  # when the caller gives none
 
 
 def _tetris_rollouts(steps: int) -> RolloutEvaluator:
@@ -81,7 +86,55 @@ def _tetris_spec() -> DomainSpec:
     )
 
 
-DOMAINS: dict[str, Callable[[], DomainSpec]] = {"tetris": _tetris_spec}
+class _CraftaxRollouts:
+    """Random-policy rollouts over a Craftax pool, as a ``RolloutEvaluator``."""
+
+    def __init__(self, steps: int) -> None:
+        from dicode.domains.craftax.rollouts import CraftaxRollouts  # imports JAX: lazily
+
+        self._rollouts = CraftaxRollouts(steps=steps)
+
+    def evaluate(self, pool: dict[str, np.ndarray], seed: int) -> RolloutReport:
+        from dicode.domains.craftax.level_checks import pool_to_bundle
+
+        stats = self._rollouts.evaluate(pool_to_bundle(pool), seed)
+        difficulty = {
+            "random_success": stats.random_success,
+            "random_return": stats.random_return,
+            "random_length": stats.random_length,
+        }
+        # A goal that holds at reset is rejected by pool_to_bundle in the schema stage.
+        return RolloutReport(solved_at_reset=0, difficulty=difficulty, problem=stats.problem)
+
+
+def _craftax_base(seed: int, count: int) -> dict[str, np.ndarray]:
+    from dicode.domains.craftax.state_codec import generate_base_worlds  # JAX, parent only
+
+    return generate_base_worlds(seed, count)
+
+
+def _craftax_spec() -> DomainSpec:
+    from dicode.domains.craftax import level_checks
+    from dicode.domains.craftax.builder import BUILDER_VERSION
+    from dicode.domains.craftax.seed_levels import seed_level_source
+
+    return DomainSpec(
+        name="craftax",
+        builder_version=BUILDER_VERSION,
+        check_pool=level_checks.check_pool,
+        impossible_goal=level_checks.impossible_goal,
+        make_rollouts=_CraftaxRollouts,
+        target_source=seed_level_source("target_game"),
+        make_base=_craftax_base,
+        rules_of=level_checks.rules_of,
+        # A Craftax world is ~0.27 MB: a pool of 32 needs a larger answer and more memory.
+        default_limits=SandboxLimits(
+            wall_seconds=20.0, memory_bytes=1024 * 2**20, answer_bytes=64 * 2**20
+        ),
+    )
+
+
+DOMAINS: dict[str, Callable[[], DomainSpec]] = {"tetris": _tetris_spec, "craftax": _craftax_spec}
 
 
 class _Rejected(Exception):
@@ -114,7 +167,8 @@ class Validator:
             raise ValueError(f"pool_size must be in 1..1024, got {pool_size}")
         self.spec = DOMAINS[domain]()
         self.pool_size = pool_size
-        self.sandbox = SandboxPool(domain, warm=warm, limits=limits)
+        self.sandbox = SandboxPool(domain, warm=warm, limits=limits or self.spec.default_limits)
+        self._bases: dict[int, dict[str, np.ndarray]] = {}
         self._rollouts = self.spec.make_rollouts(rollout_steps) if rollouts else None
 
     def __enter__(self) -> Validator:
@@ -148,6 +202,14 @@ class Validator:
             return Verdict(False, stage, error, timings, difficulty, warnings)
         return Verdict(True, ACCEPTED, None, timings, difficulty, warnings, bundle)
 
+    def _base_worlds(self, seed: int) -> dict[str, np.ndarray] | None:
+        """The base pool for ``seed`` (made once per seed, in this process), or None."""
+        if self.spec.make_base is None:
+            return None
+        if seed not in self._bases:
+            self._bases[seed] = self.spec.make_base(seed, self.pool_size)
+        return self._bases[seed]
+
     def _stages(
         self,
         source: str,
@@ -172,7 +234,8 @@ class Validator:
                 raise _Rejected("static_policy", str(exc)) from None
 
         with _stage("sandbox_build", timings):
-            result = self.sandbox.build(source, pool_size=self.pool_size, seed=seed)
+            base = self._base_worlds(seed)
+            result = self.sandbox.build(source, pool_size=self.pool_size, seed=seed, base=base)
             warnings.extend(result.warnings)
             if result.printed:
                 warnings.append(f"the level printed: {result.printed[:500]!r}")
@@ -190,7 +253,7 @@ class Validator:
                 domain=self.spec.name,
                 description=level.description,
                 goal=goal,
-                rules={},
+                rules=self.spec.rules_of(pool) if self.spec.rules_of else {},
                 pool=pool,
                 source_hash=source_hash(source),
                 builder_version=self.spec.builder_version,

@@ -19,6 +19,7 @@ background thread refills the pool at once.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import io
@@ -294,8 +295,18 @@ class SandboxPool:
         with self._lock:
             return [worker.pid for worker in self._idle]
 
-    def build(self, source: str, pool_size: int = 32, seed: int = 0) -> BuildResult:
+    def build(
+        self,
+        source: str,
+        pool_size: int = 32,
+        seed: int = 0,
+        base: dict[str, np.ndarray] | None = None,
+    ) -> BuildResult:
         """Run a level's ``build`` ``pool_size`` times in a fresh worker.
+
+        ``base``: for domains whose levels edit a generated world (Craftax), a pool of base
+        worlds (arrays with a leading axis) made in the parent; instance i edits world
+        ``i % len``. They travel to the worker as data.
 
         Never raises because of the level: every failure comes back as ``BuildResult.error``.
         """
@@ -304,7 +315,7 @@ class SandboxPool:
         handed_over = time.perf_counter()
         warnings = [] if self.isolated else [NO_BWRAP_WARNING]
         try:
-            error, arrays, extra, printed = self._exchange(worker, source, pool_size, seed)
+            error, arrays, extra, printed = self._exchange(worker, source, pool_size, seed, base)
         finally:
             worker.kill()
         return BuildResult(
@@ -318,7 +329,12 @@ class SandboxPool:
         )
 
     def _exchange(
-        self, worker: _Worker, source: str, pool_size: int, seed: int
+        self,
+        worker: _Worker,
+        source: str,
+        pool_size: int,
+        seed: int,
+        base: dict[str, np.ndarray] | None,
     ) -> tuple[str | None, dict[str, np.ndarray] | None, list[str], str]:
         limits = self.limits
         job = {
@@ -326,6 +342,7 @@ class SandboxPool:
             "pool_size": pool_size,
             "seed": seed,
             "limits": {k: v for k, v in asdict(limits).items() if isinstance(v, int)},
+            "base_npz": _encode_base(base),
         }
         assert worker.process.stdin is not None
         try:
@@ -372,6 +389,15 @@ class SandboxPool:
             worker.kill()
         for thread in self._refill_threads:
             thread.join(timeout=10)
+
+
+def _encode_base(base: dict[str, np.ndarray] | None) -> str | None:
+    """Base worlds as base64 ``.npz`` text for the JSON job (compressed: maps are sparse)."""
+    if base is None:
+        return None
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **base)  # type: ignore[arg-type]
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def _death_message(worker: _Worker) -> str:

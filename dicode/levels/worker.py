@@ -28,7 +28,10 @@ import time
 import traceback
 from typing import Any, cast
 
-BUILDER_MODULES = {"tetris": "dicode.domains.tetris.builder"}
+BUILDER_MODULES = {
+    "tetris": "dicode.domains.tetris.builder",
+    "craftax": "dicode.domains.craftax.builder",
+}
 ALLOWED_IMPORTS = ("math", "itertools", "functools", "collections", "numpy")
 MAX_ERROR_CHARS = 2000
 RECURSION_LIMIT = 400
@@ -133,7 +136,24 @@ def _describe_error(exc: BaseException, where: str) -> str:
     return text[:MAX_ERROR_CHARS]
 
 
-def _run_job(job: dict, builder_module: object, output: CappedOutput) -> tuple[dict, bytes]:
+def _decode_base(job: dict) -> list[dict[str, Any]] | None:
+    """Base worlds the parent sent (trusted data, decoded before the lock-down), per instance."""
+    import base64
+
+    import numpy as np
+
+    if not job.get("base_npz"):
+        return None
+    raw = base64.b64decode(job["base_npz"])
+    with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+        stacked = {key: npz[key] for key in npz.files}
+    count = next(iter(stacked.values())).shape[0]
+    return [{key: value[i] for key, value in stacked.items()} for i in range(count)]
+
+
+def _run_job(
+    job: dict, builder_module: object, output: CappedOutput, base: list[dict[str, Any]] | None
+) -> tuple[dict, bytes]:
     import numpy as np
 
     started = time.perf_counter()
@@ -149,7 +169,14 @@ def _run_job(job: dict, builder_module: object, output: CappedOutput) -> tuple[d
     instances = []
     for index in range(job["pool_size"]):
         seeds = np.random.SeedSequence(entropy=job["seed"], spawn_key=(index,)).spawn(2)
-        level = builder_module.make_builder(np.random.default_rng(seeds[1]))  # type: ignore[attr-defined]
+        make_builder = builder_module.make_builder  # type: ignore[attr-defined]
+        builder_rng = np.random.default_rng(seeds[1])
+        # Domains whose levels edit a generated world (Craftax) get instance i's base world.
+        level = (
+            make_builder(builder_rng)
+            if base is None
+            else make_builder(builder_rng, base[index % len(base)])
+        )
         try:
             build(level, np.random.default_rng(seeds[0]))
         except BaseException as exc:
@@ -184,13 +211,14 @@ def main() -> None:
     os.write(result_fd, b"READY\n")
 
     job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    base = _decode_base(job)
     os.dup2(devnull, 2)
     output = CappedOutput(job["limits"]["print_chars"])
     sys.stdout = sys.stderr = output
     warnings = _lock_down(job["limits"])
     sys.setrecursionlimit(RECURSION_LIMIT)
     try:
-        header, payload = _run_job(job, builder_module, output)
+        header, payload = _run_job(job, builder_module, output, base)
     except BaseException as exc:  # e.g. MemoryError while stacking the pool
         header, payload = {"ok": False, "error": _describe_error(exc, "the build")}, b""
     header["warnings"] = warnings

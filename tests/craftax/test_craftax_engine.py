@@ -1,0 +1,247 @@
+"""The pool-based Craftax engine: fidelity to Craftax, rules, reward masking, the completion
+bonus, and no recompilation across level swaps. One compiled step serves every test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from craftax.craftax.craftax_state import EnvParams, StaticEnvParams
+from craftax.craftax.game_logic import craftax_step
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dicode.domains.craftax import engine
+from dicode.domains.craftax.builder import CraftaxLevel, build_level
+from dicode.domains.craftax.bundle import (
+    CraftaxBundle,
+    bundle_from_built,
+    make_bundle,
+    target_bundle,
+)
+from dicode.domains.craftax.catalog import MOB_CAPS, MOB_CLASSES
+from dicode.domains.craftax.compilations import count_compilations
+from dicode.domains.craftax.rules import RULE_NAMES, RULES
+from dicode.domains.craftax.schema import StateArrays
+
+NUM_SLOTS, POOL, NUM_ENVS = 4, 2, 8
+ENV_SLOT = jnp.array([0, 0, 1, 1, 2, 2, 3, 3], jnp.int32)
+NOOP, PLACE_STONE = 0, 7
+
+
+def r_prev(value: float) -> jax.Array:
+    return jnp.float32(value)  # always a strong float32, as a trainer passes it
+
+
+def bundle_of(
+    worlds: list[StateArrays], build: Callable[[CraftaxLevel, Any], None]
+) -> CraftaxBundle:
+    return bundle_from_built([build_level(build, w, seed) for seed, w in enumerate(worlds)])
+
+
+def _place_stone(level: CraftaxLevel, rng: Any) -> None:
+    level.set_inventory(stone=5)
+    r, c = level.player_position
+    for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+        level.place_block("grass", r + dr, c + dc)  # whichever way the player faces
+    level.set_goal("place_stone")
+
+
+def _holding_items(level: CraftaxLevel, rng: Any) -> None:
+    level.set_inventory(wood=2, pickaxe=1, sapling=1)
+    level.set_goal("place_table")
+
+
+def _no_spawns_fast_needs(level: CraftaxLevel, rng: Any) -> None:
+    level.set_rules(spawn_passive=0.0, spawn_melee=0.0, spawn_ranged=0.0, needs_depletion=3.0)
+    level.set_goal("eat_cow")
+
+
+def _zombies(damage: float) -> Callable[[CraftaxLevel, Any], None]:
+    def build(level: CraftaxLevel, rng: Any) -> None:
+        level.add_mobs_near_player("zombie", count=3, max_distance=2, min_distance=1)
+        level.set_rules(mob_damage=damage, spawn_melee=0.0)
+        level.set_goal("defeat_zombie")
+
+    return build
+
+
+@dataclass
+class Rig:
+    worlds: list[StateArrays]
+    target: CraftaxBundle
+    step: Any
+    reset: Any
+    write: Any
+
+    def slots(self, *bundles: CraftaxBundle) -> engine.LevelSlots:
+        return engine.make_slots(list(bundles), POOL)
+
+    def put(self, slots: engine.LevelSlots, index: int, bundle: CraftaxBundle) -> engine.LevelSlots:
+        return self.write(slots, jnp.int32(index), engine.bundle_to_slot(bundle, POOL))
+
+    def run(self, slots: engine.LevelSlots, steps: int, action: int, seed: int = 0) -> list[tuple]:
+        """Reset, then step all envs with a fixed action; return each step's outputs."""
+        key = jax.random.PRNGKey(seed)
+        _, state = self.reset(key, slots, ENV_SLOT)
+        outputs = []
+        actions = jnp.full((NUM_ENVS,), action, jnp.int32)
+        for i in range(steps):
+            _, state, reward, done, info = self.step(
+                jax.random.fold_in(key, i), state, actions, slots, r_prev(0.0)
+            )
+            outputs.append((state, np.asarray(reward), np.asarray(done), info))
+        return outputs
+
+
+@pytest.fixture(scope="module")
+def rig(base_pool: StateArrays, worlds: list[StateArrays]) -> Rig:
+    rig = Rig(
+        worlds=worlds,
+        target=target_bundle(base_pool),
+        step=jax.jit(engine.step),
+        reset=jax.jit(engine.reset),
+        write=jax.jit(engine.write_slot),
+    )
+    # Warm-up: compile reset, step and write_slot once for the fixed shapes used below.
+    slots = rig.put(rig.slots(*[rig.target] * NUM_SLOTS), 1, rig.target)
+    rig.run(slots, steps=1, action=NOOP)
+    return rig
+
+
+def test_unit_rules_reproduce_craftax_step_exactly(rig: Rig) -> None:
+    slots = rig.slots(*[rig.target] * NUM_SLOTS)
+    plain = jax.jit(lambda k, s, a: craftax_step(k, s, a, EnvParams(), StaticEnvParams()))
+    key = jax.random.PRNGKey(11)
+    _, state = rig.reset(key, slots, ENV_SLOT)
+    rng = np.random.default_rng(0)
+    for t in range(6):
+        actions = jnp.asarray(rng.integers(0, engine.NUM_ACTIONS, NUM_ENVS), jnp.int32)
+        step_key = jax.random.fold_in(key, t)
+        _, new_state, reward, done, _ = rig.step(step_key, state, actions, slots, r_prev(0.0))
+        env_keys = jax.random.split(jax.random.split(step_key)[0], NUM_ENVS)
+        for i in range(NUM_ENVS):
+            if bool(done[i]):
+                continue
+            one = jax.tree_util.tree_map(lambda x, i=i: x[i], state.env)
+            want_state, want_reward = plain(env_keys[i], one, actions[i])
+            got = jax.tree_util.tree_map(lambda x, i=i: x[i], new_state.env)
+            assert float(reward[i]) == pytest.approx(float(want_reward), abs=1e-6)
+            for a, b in zip(
+                jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want_state), strict=True
+            ):
+                np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        state = new_state
+
+
+def test_achievements_implied_by_the_start_earn_nothing(rig: Rig) -> None:
+    masked = bundle_of(rig.worlds, _holding_items)
+    unmasked_pool = dict(masked.pool)
+    unmasked_pool["achievements"] = np.zeros_like(masked.pool["achievements"])
+    unmasked = make_bundle(unmasked_pool, masked.rules, masked.goal)
+    slots = rig.slots(rig.target, masked, unmasked, rig.target)
+    (_, reward, done, _), *_ = rig.run(slots, steps=1, action=NOOP)
+    assert not done[2:6].any()
+    # collect_wood + make_wood_pickaxe + collect_sapling = 3 when not masked, 0 when masked.
+    assert np.abs(reward[2:4]).max() < 0.5
+    assert (reward[4:6] >= 2.5).all()
+
+
+def test_completion_bonus_is_max_of_floor_and_twice_previous_return(rig: Rig) -> None:
+    slots = rig.slots(rig.target, bundle_of(rig.worlds, _place_stone), rig.target, rig.target)
+    key = jax.random.PRNGKey(3)
+    _, state = rig.reset(key, slots, ENV_SLOT)
+    actions = jnp.full((NUM_ENVS,), PLACE_STONE, jnp.int32)
+    paid = {}
+    for previous in (5.0, 30.0):
+        _, after, reward, done, info = rig.step(key, state, actions, slots, r_prev(previous))
+        # Solved envs restart from a pool world: place_stone is locked again, stone is back.
+        assert not np.asarray(after.env.achievements)[2:4, 10].any()
+        assert (np.asarray(after.env.inventory.stone)[2:4] == 5).all()
+        assert np.asarray(info["success"]).tolist() == [False, False, True, True] + [False] * 4
+        assert np.asarray(done[2:4]).all()
+        assert np.asarray(info["bonus"])[[0, 1, 4, 5, 6, 7]].tolist() == [0.0] * 6
+        paid[previous] = np.asarray(info["bonus"])[2:4]
+        # place_stone is worth 1; health does not change on this step.
+        np.testing.assert_allclose(np.asarray(reward)[2:4], 1.0 + paid[previous], atol=0.11)
+    assert paid[5.0].tolist() == [20.0, 20.0]  # max(20, 2·5)
+    assert paid[30.0].tolist() == [60.0, 60.0]  # max(20, 2·30)
+
+
+def test_spawn_and_needs_rules_change_the_game(rig: Rig) -> None:
+    slots = rig.slots(
+        rig.target, rig.target, bundle_of(rig.worlds, _no_spawns_fast_needs), rig.target
+    )
+    outputs = rig.run(slots, steps=60, action=NOOP, seed=5)
+    mobs_seen = np.zeros(NUM_ENVS, bool)
+    for state, _, _, _ in outputs:
+        for mob_class in MOB_CLASSES:
+            mask = np.asarray(getattr(state.env, f"{mob_class}_mobs").mask)
+            mobs_seen |= mask.any(axis=(1, 2))
+    assert not mobs_seen[4:6].any()
+    assert mobs_seen[[0, 1, 2, 3, 6, 7]].any()
+    food = np.asarray(outputs[-1][0].env.player_food)
+    assert food[4:6].max() + 3 <= food[[0, 1, 2, 3, 6, 7]].min()
+
+
+def test_mob_damage_rule_scales_damage_to_the_player(rig: Rig) -> None:
+    slots = rig.slots(rig.target, rig.target, rig.target, rig.target)
+    slots = rig.put(slots, 1, bundle_of(rig.worlds, _zombies(0.0)))
+    slots = rig.put(slots, 2, bundle_of(rig.worlds, _zombies(3.0)))
+    rewards = np.stack([out[1] for out in rig.run(slots, steps=40, action=NOOP, seed=2)])
+    assert rewards[:, 2:4].min() >= 0.0  # harmless zombies: health never drops
+    assert rewards[:, 4:6].min() <= -0.3  # triple damage: at least one hit of 6 (capped by health)
+
+
+def test_level_swaps_do_not_recompile(rig: Rig) -> None:
+    bundles = [bundle_of(rig.worlds, b) for b in (_place_stone, _holding_items, _zombies(1.5))]
+    slots = rig.slots(*[rig.target] * NUM_SLOTS)
+    key = jax.random.PRNGKey(0)
+    _, state = rig.reset(key, slots, ENV_SLOT)
+    with count_compilations() as compiles:
+        for i, bundle in enumerate(bundles):
+            slots = rig.put(slots, i + 1, bundle)
+            _, state = rig.reset(jax.random.fold_in(key, i), slots, ENV_SLOT)
+            actions = jnp.full((NUM_ENVS,), i, jnp.int32)
+            _, state, *_ = rig.step(key, state, actions, slots, r_prev(10.0 * i))
+        jax.block_until_ready(state)
+    assert compiles.count == 0
+    assert (
+        np.asarray(slots.goal[1]).sum() == 1
+        and float(slots.rules[3][RULE_NAMES.index("mob_damage")]) == 1.5
+    )
+
+
+_RULE_VECTORS = st.tuples(*[st.floats(RULES[n].low, RULES[n].high) for n in RULE_NAMES])
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rules=_RULE_VECTORS, seed=st.integers(0, 2**16))
+def test_any_bounded_rules_keep_the_state_valid(
+    rig: Rig, rules: tuple[float, ...], seed: int
+) -> None:
+    level = make_bundle(rig.target.pool, np.asarray(rules, np.float32), rig.target.goal)
+    slots = rig.slots(level, level, rig.target, level)
+    key = jax.random.PRNGKey(seed)
+    _, state = rig.reset(key, slots, ENV_SLOT)
+    rng = np.random.default_rng(seed)
+    for t in range(8):
+        actions = jnp.asarray(rng.integers(0, engine.NUM_ACTIONS, NUM_ENVS), jnp.int32)
+        _, state, reward, _, _ = rig.step(
+            jax.random.fold_in(key, t), state, actions, slots, r_prev(1.0)
+        )
+        env = state.env
+        assert np.isfinite(np.asarray(reward)).all()
+        health = np.asarray(env.player_health)
+        assert np.isfinite(health).all() and (health <= 8 + np.asarray(env.player_strength)).all()
+        assert (np.asarray(env.player_food) >= 0).all()
+        for mob_class in MOB_CLASSES:
+            count = np.asarray(getattr(env, f"{mob_class}_mobs").mask).sum(axis=2)
+            assert (count <= MOB_CAPS[mob_class]).all()
