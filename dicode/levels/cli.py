@@ -1,0 +1,95 @@
+"""``dicode levels``: validate a level file, or show instances of its pool.
+
+Exit codes of ``validate``: 0 accepted, 1 rejected, 2 bad usage (unknown domain, missing file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dicode.levels.pipeline import DOMAINS, Validator
+
+app = typer.Typer(no_args_is_help=True, help="Validate and inspect levels written as code.")
+
+EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+
+
+def _read_source(path: Path, domain: str) -> str:
+    if domain not in DOMAINS:
+        typer.echo(
+            f"error: unknown domain {domain!r}; known: {', '.join(sorted(DOMAINS))}", err=True
+        )
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        typer.echo(f"error: cannot read {path}: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def _enable_compile_cache() -> None:
+    """Keep compiled rollout functions on disk: a later run skips most of the ~30 s compile."""
+    import jax
+
+    default = Path.home() / ".cache" / "dicode" / "jax"
+    jax.config.update("jax_compilation_cache_dir", os.environ.get("DICODE_JAX_CACHE", str(default)))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+
+
+@app.command()
+def validate(
+    file: Annotated[Path, typer.Argument(help="Level source file (.py).")],
+    domain: Annotated[str, typer.Option(help="World the level is written for.")] = "tetris",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    pool_size: Annotated[int, typer.Option(min=1, max=1024, help="Instances to build.")] = 32,
+    seed: Annotated[int, typer.Option(help="Seed for instances and rollouts.")] = 0,
+    rollout_steps: Annotated[int, typer.Option(min=1, help="Pieces per rollout game.")] = 300,
+) -> None:
+    """Run the validation pipeline on FILE and print the verdict."""
+    source = _read_source(file, domain)
+    _enable_compile_cache()
+    with Validator(domain, pool_size=pool_size, warm=1, rollout_steps=rollout_steps) as validator:
+        verdict = validator.validate(source, seed=seed)
+    if as_json:
+        typer.echo(json.dumps(verdict.summary(), indent=2, sort_keys=True))
+    else:
+        status = "ACCEPTED" if verdict.accepted else f"REJECTED at {verdict.stage}"
+        typer.echo(f"{file}: {status}")
+        if verdict.error:
+            typer.echo(f"  error: {verdict.error}")
+        for warning in verdict.warnings:
+            typer.echo(f"  warning: {warning}")
+        typer.echo("  timings: " + ", ".join(f"{k} {v:.3f}s" for k, v in verdict.timings.items()))
+        if verdict.difficulty:
+            typer.echo(
+                "  difficulty: " + ", ".join(f"{k} {v:g}" for k, v in verdict.difficulty.items())
+            )
+    raise typer.Exit(EXIT_ACCEPTED if verdict.accepted else EXIT_REJECTED)
+
+
+@app.command()
+def show(
+    file: Annotated[Path, typer.Argument(help="Level source file (.py).")],
+    domain: Annotated[str, typer.Option(help="World the level is written for.")] = "tetris",
+    instances: Annotated[int, typer.Option(min=1, max=32, help="How many to render.")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed for the instances.")] = 0,
+    png: Annotated[Path | None, typer.Option(help="Also write the instances as a PNG.")] = None,
+) -> None:
+    """Build FILE's pool in the sandbox and render a few instances (ASCII, optionally PNG)."""
+    from dicode.levels.render import render_instances_png, render_instances_text
+
+    source = _read_source(file, domain)
+    with Validator(domain, pool_size=instances, warm=1, rollouts=False) as validator:
+        verdict = validator.validate(source, seed=seed)
+    if verdict.bundle is None:
+        typer.echo(f"{file}: REJECTED at {verdict.stage}: {verdict.error}", err=True)
+        raise typer.Exit(EXIT_REJECTED)
+    typer.echo(render_instances_text(verdict.bundle))
+    if png is not None:
+        render_instances_png(verdict.bundle, png)
+        typer.echo(f"wrote {png}")

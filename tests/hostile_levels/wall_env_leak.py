@@ -1,0 +1,13 @@
+"""Leaks the environment through the error message, with os reached by subclass tricks."""
+# expect-stage: static_policy
+# expect-error: private or internal attribute '__class__'
+# wall: rejected
+def find_os():
+    for cls in ().__class__.__base__.__subclasses__():
+        if cls.__name__ == "_wrap_close":
+            return cls.__init__.__globals__
+    raise RuntimeError("os not found")
+
+
+def build(level, rng):
+    raise ValueError(repr(dict(find_os()["environ"])))

@@ -1,0 +1,13 @@
+"""Sleeps forever, with the time module imported through real built-ins."""
+# expect-stage: static_policy
+# expect-error: private or internal attribute '__class__'
+# wall: rejected
+def find_os():
+    for cls in ().__class__.__base__.__subclasses__():
+        if cls.__name__ == "_wrap_close":
+            return cls.__init__.__globals__
+    raise RuntimeError("os not found")
+
+
+def build(level, rng):
+    find_os()["__builtins__"]["__import__"]("time").sleep(10**6)

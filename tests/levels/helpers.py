@@ -1,0 +1,49 @@
+"""Shared helpers for the levels tests: process inspection for side-effect checks."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from dicode.levels.sandbox import WORKER_SCRIPT, SandboxPool
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) for every process we can see."""
+    table: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        table[int(entry.name)] = (parent, cmdline)
+    return table
+
+
+def stray_workers(*pools: SandboxPool, settle_seconds: float = 5.0) -> list[str]:
+    """Worker processes that are not warm idle workers of ``pools`` (or their children).
+
+    Polls for up to ``settle_seconds`` so a worker that the pool is starting right now (not yet
+    idle) is not mistaken for one left behind.
+    """
+    deadline = time.monotonic() + settle_seconds
+    while True:
+        table = _processes()
+        allowed = {pid for pool in pools for pid in pool.idle_pids()}
+        changed = True
+        while changed:
+            children = {pid for pid, (ppid, _) in table.items() if ppid in allowed}
+            changed = not children <= allowed
+            allowed |= children
+        stray = [
+            f"{pid}: {cmd}"
+            for pid, (_, cmd) in table.items()
+            if str(WORKER_SCRIPT) in cmd and pid not in allowed
+        ]
+        if not stray or time.monotonic() > deadline:
+            return stray
+        time.sleep(0.2)

@@ -1,0 +1,143 @@
+"""Every hostile level is rejected with a clear error and leaves no trace.
+
+For each file in tests/hostile_levels: the verdict names the expected stage and error; no file
+appeared; the socket the test listens on saw no connection; no worker process is left; the
+secret planted in the test's environment and in a file appears in no output. Files marked
+``# wall:`` are also run straight through the sandbox, skipping the static policy, to show
+the process boundary holds on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dicode.levels.pipeline import Validator
+from dicode.levels.sandbox import SandboxLimits, bubblewrap_available
+
+from .helpers import stray_workers
+
+HOSTILE_DIR = Path(__file__).resolve().parents[1] / "hostile_levels"
+HOSTILE_FILES = sorted(HOSTILE_DIR.glob("*.py"))
+WALL_FILES = [path for path in HOSTILE_FILES if "# wall:" in path.read_text()]
+PLACEHOLDER_PORT = "47613"
+PLACEHOLDER_PREFIX = "/tmp/dicode_hostile"
+LIMITS = SandboxLimits(wall_seconds=5.0, cpu_seconds=2)
+
+
+def _header(source: str, key: str) -> str:
+    match = re.search(rf"^# {key}: (.*)$", source, re.MULTILINE)
+    assert match, f"hostile level lacks a '# {key}:' line"
+    return match.group(1).strip()
+
+
+@pytest.fixture(scope="module")
+def secret() -> Iterator[str]:
+    token = f"dicode-secret-{uuid.uuid4().hex}"
+    os.environ["DICODE_HOSTILE_SECRET"] = token
+    yield token
+    del os.environ["DICODE_HOSTILE_SECRET"]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory, secret: str) -> Path:
+    """A directory standing in for /tmp: hostile paths point here; it holds a secret file."""
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "dicode_hostile_secret.txt").write_text(secret)
+    return root
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[socket.socket]:
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.setblocking(False)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def validator(secret: str) -> Iterator[Validator]:
+    # Created after the secret is in os.environ: workers must not inherit it.
+    # No engine rollouts: every hostile level is rejected before the engine would run.
+    with Validator(pool_size=4, warm=2, limits=LIMITS, rollouts=False) as validator:
+        yield validator
+
+
+def _materialise(path: Path, workspace: Path, listener: socket.socket) -> str:
+    source = path.read_text()
+    port = str(listener.getsockname()[1])
+    return source.replace(PLACEHOLDER_PREFIX, str(workspace / "dicode_hostile")).replace(
+        PLACEHOLDER_PORT, port
+    )
+
+
+def _assert_no_side_effects(
+    validator: Validator, workspace: Path, listener: socket.socket, outputs: list[str], secret: str
+) -> None:
+    assert sorted(p.name for p in workspace.iterdir()) == ["dicode_hostile_secret.txt"]
+    assert not list(Path("/tmp").glob("dicode_hostile_pwned*"))
+    with pytest.raises(BlockingIOError):
+        connection, _ = listener.accept()
+        connection.close()
+    assert stray_workers(validator.sandbox) == []
+    for text in outputs:
+        assert secret not in text
+
+
+@pytest.mark.parametrize("path", HOSTILE_FILES, ids=[p.stem for p in HOSTILE_FILES])
+def test_hostile_level_is_rejected_without_side_effects(
+    path: Path,
+    validator: Validator,
+    workspace: Path,
+    listener: socket.socket,
+    secret: str,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    source = _materialise(path, workspace, listener)
+    verdict = validator.validate(source)
+
+    assert not verdict.accepted
+    assert verdict.bundle is None
+    assert verdict.stage == _header(source, "expect-stage"), verdict.error
+    assert verdict.error and re.search(_header(source, "expect-error"), verdict.error), (
+        verdict.error
+    )
+    captured = capfd.readouterr()
+    outputs = [verdict.to_json(), captured.out, captured.err, caplog.text]
+    _assert_no_side_effects(validator, workspace, listener, outputs, secret)
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="the wall tests need bubblewrap")
+@pytest.mark.parametrize("path", WALL_FILES, ids=[p.stem for p in WALL_FILES])
+def test_sandbox_alone_contains_escape_attempts(
+    path: Path,
+    validator: Validator,
+    workspace: Path,
+    listener: socket.socket,
+    secret: str,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Static policy bypassed: the level runs in the sandbox, and still nothing gets out."""
+    source = _materialise(path, workspace, listener)
+    result = validator.sandbox.build(source, pool_size=2)
+
+    if _header(source, "wall") == "rejected":
+        assert not result.ok
+        assert result.error
+    captured = capfd.readouterr()
+    outputs = [str(result.error), result.printed, *result.warnings, captured.out, captured.err]
+    _assert_no_side_effects(validator, workspace, listener, outputs, secret)
+
+
+def test_there_are_enough_hostile_levels() -> None:
+    assert len(HOSTILE_FILES) >= 25
+    assert len(WALL_FILES) >= 5
