@@ -7,11 +7,13 @@ import typer
 from dicode.archive.cli import app as archive_app
 from dicode.domains.tetris.cli import app as tetris_app
 from dicode.levels.cli import app as levels_app
+from dicode.teachers.cli import teach_app
 
 app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
 app.add_typer(tetris_app, name="tetris")
 app.add_typer(archive_app, name="archive")
 app.add_typer(levels_app, name="levels")
+app.add_typer(teach_app, name="teach")
 
 
 def main() -> None:

@@ -1,0 +1,106 @@
+"""Prompt templates per domain (``prompts/<domain>/*.md``) and the builder API section.
+
+Templates use ``string.Template`` placeholders (``$name``) so that braces in code and JSON
+need no escaping. The builder API section is rendered from the domain builder's docstrings at
+run time — never copied into a template — so prompts follow the code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+from dicode.teachers.base import MutationInstruction
+
+ENV_PROMPTS_DIR = "DICODE_PROMPTS_DIR"
+STAGES = ("system", "description", "code", "repair")
+
+
+def prompts_root() -> Path:
+    """``$DICODE_PROMPTS_DIR`` if set, else ``prompts/`` at the repository root."""
+    override = os.environ.get(ENV_PROMPTS_DIR)
+    return Path(override) if override else Path(__file__).resolve().parents[2] / "prompts"
+
+
+class PromptError(ValueError):
+    """A template is missing or a placeholder has no value."""
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """One stage's template; :meth:`render` insists that every placeholder gets a value."""
+
+    name: str
+    text: str
+
+    def render(self, **values: object) -> str:
+        try:
+            return Template(self.text).substitute({k: str(v) for k, v in values.items()})
+        except KeyError as exc:
+            raise PromptError(f"prompt {self.name!r} needs a value for ${exc.args[0]}") from None
+        except ValueError as exc:
+            raise PromptError(f"prompt {self.name!r} is not a valid template: {exc}") from None
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """The templates of one domain."""
+
+    domain: str
+    system: PromptTemplate
+    description: PromptTemplate
+    code: PromptTemplate
+    repair: PromptTemplate
+    instruction_hints: dict[MutationInstruction, str]
+
+
+def load_prompts(domain: str, root: Path | None = None) -> PromptSet:
+    """Read ``<root>/<domain>/{system,description,code,repair,instruction_*}.md``."""
+    folder = (root or prompts_root()) / domain
+    if not folder.is_dir():
+        raise PromptError(f"no prompt templates for domain {domain!r} (looked in {folder})")
+
+    def read(name: str) -> str:
+        path = folder / f"{name}.md"
+        if not path.is_file():
+            raise PromptError(f"missing prompt template {path}")
+        return path.read_text(encoding="utf-8").strip()
+
+    stages = {stage: PromptTemplate(f"{domain}/{stage}", read(stage)) for stage in STAGES}
+    hints = {i: read(f"instruction_{i.value}") for i in MutationInstruction}
+    return PromptSet(domain=domain, instruction_hints=hints, **stages)
+
+
+def builder_api_docs(domain: str) -> str:
+    """The builder API section for ``domain``, generated from the builder's docstrings.
+
+    Each domain's ``dicode.domains.<domain>.builder`` module provides ``builder_api_docs()``.
+    """
+    module = importlib.import_module(f"dicode.domains.{domain}.builder")
+    render = getattr(module, "builder_api_docs", None)
+    if render is None:
+        raise PromptError(f"dicode.domains.{domain}.builder has no builder_api_docs()")
+    return str(render())
+
+
+def domain_prompt_values(domain: str) -> dict[str, str]:
+    """Values the domain's system template needs: builder API docs plus fixed game facts."""
+    values = {"builder_api": builder_api_docs(domain)}
+    if domain == "tetris":
+        # The builder holds the same constants as the schema without importing JAX.
+        from dicode.domains.tetris import builder
+
+        values |= {
+            "board_width": str(builder.BOARD_WIDTH),
+            "board_height": str(builder.BOARD_HEIGHT),
+            "piece_names": " ".join(builder.PIECE_NAMES),
+        }
+    return values
+
+
+def render_system_prompt(prompts: PromptSet) -> str:
+    """The system message of every stage for ``prompts.domain``."""
+    return prompts.system.render(**domain_prompt_values(prompts.domain))

