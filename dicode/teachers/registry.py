@@ -16,6 +16,7 @@ from dicode.teachers.base import Teacher, Validate
 
 _FACTORIES: dict[str, str] = {
     "llm": "dicode.teachers.llm_teacher:build_llm_teacher",
+    "mutation": "dicode.teachers.mutation:build_mutation_teacher",
 }
 
 

@@ -1,0 +1,834 @@
+"""A small typed genome for Tetris levels: read level code without running it, write it back.
+
+The mutation teacher edits levels through this genome. ``read_genome`` / ``parse_level`` read a
+level module with :mod:`ast` only — level code is untrusted and is never imported or executed
+here. The genome grammar covers ``build(level, rng)`` bodies made of the builder's editing
+calls (``garbage``, ``well``, ``fill``, ``clear``, ``row``, ``column``, ``pieces``,
+``sequence``, ``goal``) whose arguments are literals, names bound by simple constant assignments,
+or integer arithmetic on ``for`` loop variables over ``range(...)`` or literal tuples (the usual
+way to cut a column or fill a rectangle). Anything else — using ``rng``, ``if``/``while``,
+helper functions, reading the board back — is outside the grammar, and the reader then falls
+back to :func:`default_genome` (the standard game, keeping the level's docstring) and says why.
+
+``write_level`` writes a genome as readable level code that follows the Tetris level contract:
+the docstring (the genome's description) comes first, then ``build(level, rng)`` made of the
+builder's methods; no imports are needed.
+
+Coordinates follow the project convention: row 0 is the bottom row, column 0 the leftmost.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from dicode.domains.tetris.builder import (
+    BOARD_HEIGHT,
+    BOARD_WIDTH,
+    MAX_GOAL_LINES,
+    MAX_GOAL_PIECES,
+    MAX_SEQUENCE,
+    PIECE_NAMES,
+    SPAWN_ROWS,
+)
+
+# What the genome accepts: the builder's own limits (the mutation operators keep tighter caps,
+# see genome_edits). Weights are unbounded in the builder; the genome keeps them readable.
+MAX_STACK_ROWS = BOARD_HEIGHT - SPAWN_ROWS
+MAX_HOLES = BOARD_WIDTH - 1
+MAX_WEIGHT = 1000.0
+# The reader gives up on loops that would unroll into more builder calls or steps than this.
+MAX_UNROLLED_CALLS = 2000
+MAX_LOOP_STEPS = 10_000
+
+Cell = tuple[int, int]  # (row, col)
+
+
+@dataclass(frozen=True)
+class GarbageBlock:
+    """``level.garbage(rows, holes)``: rows full except ``holes`` cells at random columns."""
+
+    rows: int
+    holes: int = 1
+
+
+@dataclass(frozen=True)
+class Well:
+    """``level.well(column, depth)``: ``depth`` rows full except ``column`` — a well."""
+
+    column: int
+    depth: int
+
+    @property
+    def rows(self) -> int:
+        return self.depth
+
+
+Block = GarbageBlock | Well
+
+
+@dataclass(frozen=True)
+class Genome:
+    """Everything the mutation teacher can edit in a Tetris level.
+
+    ``stack`` lists the blocks pushed in at the bottom **in call order**: each push lifts the
+    board, so the last block ends up lowest. ``filled`` / ``cleared`` are explicit cell edits
+    in final board coordinates, applied after the pushes. ``piece_weights`` is ``None`` for the
+    uniform draw, else 7 weights in ``"IOTSZJL"`` order. ``goal_lines`` / ``goal_pieces``
+    follow ``level.goal``: both ``None`` is the standard game.
+
+    ``module_code`` (module-level statements such as imports and helpers) and ``setup_code``
+    (the leading statements of ``build`` the genome does not model, e.g. ones that use
+    ``rng``) are kept verbatim from the parent and written back unchanged: the genome edits
+    what follows them. Pushes lift whatever the setup code drew.
+    """
+
+    description: str
+    module_code: str = ""
+    setup_code: str = ""
+    stack: tuple[Block, ...] = ()
+    filled: tuple[Cell, ...] = ()
+    cleared: tuple[Cell, ...] = ()
+    piece_weights: tuple[float, ...] | None = None
+    sequence: str = ""
+    goal_lines: int | None = None
+    goal_pieces: int | None = None
+
+    @property
+    def stack_rows(self) -> int:
+        """Rows pushed in by all blocks together."""
+        return sum(block.rows for block in self.stack)
+
+    def block_rows(self, index: int) -> range:
+        """Final board rows occupied by ``stack[index]`` (later pushes lie below it)."""
+        start = sum(block.rows for block in self.stack[index + 1 :])
+        return range(start, start + self.stack[index].rows)
+
+    def normalized(self) -> Genome:
+        """The canonical form of this genome: same level, one spelling (see ``_canonical``)."""
+        return _canonical(self)
+
+
+@dataclass(frozen=True)
+class GenomeReading:
+    """What ``read_genome`` made of a level: the genome, and whether it is exact."""
+
+    genome: Genome
+    # Empty when the genome reproduces the level; otherwise why the reader fell back.
+    unsupported: tuple[str, ...] = field(default=())
+
+    @property
+    def exact(self) -> bool:
+        return not self.unsupported
+
+
+class GenomeError(ValueError):
+    """A level's code lies outside the genome grammar (the message says where and why)."""
+
+
+def default_genome(description: str | None = None) -> Genome:
+    """The standard game: empty board, uniform pieces, no goal."""
+    text = description or "The standard game: an empty board, uniform random pieces, no goal."
+    return Genome(description=_clean_text(text))
+
+
+def parse_level(source: str) -> Genome:
+    """Read a level's genome from its source, without executing it (AST only).
+
+    Code outside the genome grammar (see the module docstring) yields :func:`default_genome`
+    — the standard game — described by the level's own docstring when one can be read. Use
+    :func:`read_genome` to learn whether the reading was exact and, if not, why.
+    """
+    return read_genome(source).genome
+
+
+def read_genome(source: str) -> GenomeReading:
+    """Read a level's genome and report whether the genome grammar covered all of it."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return GenomeReading(default_genome(), (f"the code does not parse: {exc}",))
+    docstring = ast.get_docstring(tree, clean=True)
+    try:
+        genome = _read_module(tree, docstring or "", _SourceLines(source))
+    except GenomeError as exc:
+        return GenomeReading(default_genome(docstring), (str(exc),))
+    except RecursionError:
+        return GenomeReading(default_genome(docstring), ("the code is nested too deeply",))
+    return GenomeReading(genome)
+
+
+def write_level(genome: Genome) -> str:
+    """Write a genome as a level module following the Tetris level contract."""
+    g = genome.normalized()
+    body: list[str] = []
+    if len(g.stack) > 1:
+        body.append("# Each push enters at the bottom and lifts the board: the last ends lowest.")
+    for block in g.stack:
+        if isinstance(block, Well):
+            body.append(f"level.well({block.column}, {block.depth})")
+        else:
+            body.append(f"level.garbage({block.rows}, holes={block.holes})")
+    body.extend(f"level.fill({row}, {col})" for row, col in g.filled)
+    body.extend(f"level.clear({row}, {col})" for row, col in g.cleared)
+    if g.piece_weights is not None:
+        items = ", ".join(
+            f'"{name}": {weight!r}'
+            for name, weight in zip(PIECE_NAMES, g.piece_weights, strict=True)
+            if weight > 0
+        )
+        body.append(f"level.pieces({{{items}}})")
+    if g.sequence:
+        body.append(f'level.sequence("{g.sequence}")')
+    if g.goal_lines is not None or g.goal_pieces is not None:
+        args = []
+        if g.goal_lines is not None:
+            args.append(f"lines={g.goal_lines}")
+        if g.goal_pieces is not None:
+            args.append(f"pieces={g.goal_pieces}")
+        body.append(f"level.goal({', '.join(args)})")
+    if not body and not g.setup_code:
+        body.append("pass  # the standard game: nothing to change")
+    if g.setup_code:
+        body = [*g.setup_code.splitlines(), *body]
+    lines = [_docstring_literal(g.description), ""]
+    if g.module_code:
+        lines += [g.module_code, ""]
+    lines += ["", "def build(level, rng):"]
+    lines.extend(f"    {line}" if line else "" for line in body)
+    return "\n".join(lines) + "\n"
+
+
+def check_bounds(genome: Genome) -> None:
+    """Raise :class:`GenomeError` naming the first field outside the genome's bounds."""
+    g = genome
+    for block in g.stack:
+        if isinstance(block, Well):
+            if not (0 <= block.column < BOARD_WIDTH and block.depth >= 1):
+                raise GenomeError(f"{block} needs a column in 0..{BOARD_WIDTH - 1}, depth >= 1")
+        elif block.rows < 1 or not 1 <= block.holes <= MAX_HOLES:
+            raise GenomeError(f"{block} needs rows >= 1 and holes in 1..{MAX_HOLES}")
+    if g.stack_rows > MAX_STACK_ROWS:
+        raise GenomeError(f"{g.stack_rows} pushed rows exceed {MAX_STACK_ROWS}")
+    for row, col in (*g.filled, *g.cleared):
+        if not (0 <= row < BOARD_HEIGHT and 0 <= col < BOARD_WIDTH):
+            raise GenomeError(f"cell ({row}, {col}) is outside the board")
+    if g.piece_weights is not None:
+        if len(g.piece_weights) != len(PIECE_NAMES):
+            raise GenomeError("piece weights need one value per piece")
+        if any(not 0.0 <= w <= MAX_WEIGHT for w in g.piece_weights):
+            raise GenomeError(f"piece weights must lie in [0, {MAX_WEIGHT}]")
+        if not any(w > 0 for w in g.piece_weights):
+            raise GenomeError("at least one piece weight must be positive")
+    if len(g.sequence) > MAX_SEQUENCE or any(p not in PIECE_NAMES for p in g.sequence):
+        raise GenomeError(f"sequence {g.sequence!r} is not {MAX_SEQUENCE} or fewer of IOTSZJL")
+    if g.goal_lines is not None and not 1 <= g.goal_lines <= MAX_GOAL_LINES:
+        raise GenomeError(f"goal lines {g.goal_lines} outside 1..{MAX_GOAL_LINES}")
+    if g.goal_pieces is not None and not 1 <= g.goal_pieces <= MAX_GOAL_PIECES:
+        raise GenomeError(f"goal pieces {g.goal_pieces} outside 1..{MAX_GOAL_PIECES}")
+
+
+def describe(genome: Genome) -> str:
+    """One plain-English paragraph saying what the level is (goal, start, pieces)."""
+    g = genome.normalized()
+    if g.goal_lines is not None and g.goal_pieces is not None:
+        goal = f"Clear {g.goal_lines} lines within {g.goal_pieces} pieces."
+    elif g.goal_lines is not None:
+        goal = f"Clear {g.goal_lines} lines."
+    elif g.goal_pieces is not None:
+        goal = f"Survive {g.goal_pieces} pieces."
+    else:
+        goal = "The standard game: play as long as possible."
+    start: list[str] = []
+    if g.setup_code:
+        start.append("the parent's own set-up code")
+    # Bottom to top reads naturally: the last push is the lowest block.
+    for block in reversed(g.stack):
+        if isinstance(block, Well):
+            start.append(f"a {block.depth}-deep well in column {block.column}")
+        else:
+            start.append(f"{block.rows} garbage rows with {block.holes} hole(s) each")
+    if g.filled:
+        start.append(f"{len(g.filled)} extra filled cell(s)")
+    if g.cleared:
+        start.append(f"{len(g.cleared)} cleared cell(s)")
+    board = "Start (bottom up): " + ", ".join(start) + "." if start else "Start: an empty board."
+    if g.piece_weights is None:
+        pieces = "Pieces: uniform random."
+    else:
+        total = sum(g.piece_weights)
+        shares = ", ".join(
+            f"{name} {100 * w / total:.0f}%"
+            for name, w in zip(PIECE_NAMES, g.piece_weights, strict=True)
+            if w > 0
+        )
+        pieces = f"Pieces: weighted ({shares})."
+    if g.sequence:
+        pieces += f" Opening sequence: {g.sequence}."
+    return " ".join((goal, board, pieces))
+
+
+# --- canonical form ------------------------------------------------------------------------
+
+
+def _canonical(g: Genome) -> Genome:
+    """One spelling per level: per cell only the last edit counts, and no-op clears go.
+
+    A clear in a well's open column, or (without set-up code) above the pushed rows, empties a
+    cell that is empty anyway, so it is dropped.
+    """
+    last_edit: dict[Cell, bool] = {}  # cell -> filled?
+    for cell in g.filled:
+        last_edit[cell] = True
+    for cell in g.cleared:
+        last_edit[cell] = False
+    open_cells: set[Cell] = set()
+    for index, block in enumerate(g.stack):
+        if isinstance(block, Well):
+            open_cells.update((row, block.column) for row in g.block_rows(index))
+    filled = tuple(sorted(c for c, is_filled in last_edit.items() if is_filled))
+    cleared = tuple(
+        sorted(
+            c
+            for c, is_filled in last_edit.items()
+            if not is_filled
+            and (g.setup_code or c[0] < g.stack_rows)
+            and c not in open_cells
+        )
+    )
+    weights = g.piece_weights
+    if weights is not None:
+        weights = tuple(float(w) for w in weights)
+    return replace(
+        g,
+        description=_clean_text(g.description),
+        filled=filled,
+        cleared=cleared,
+        piece_weights=weights,
+    )
+
+
+def _clean_text(text: str) -> str:
+    # Docstrings are read back with inspect.cleandoc; storing the cleaned text makes
+    # write_level / read_genome round-trip exactly.
+    return inspect.cleandoc(text)
+
+
+def _docstring_literal(text: str) -> str:
+    # Backslashes and unprintable characters are escaped so the literal reads back verbatim.
+    escaped = "".join(
+        ch if ch == "\n" or (ch.isprintable() and ch != "\\") else ascii(ch)[1:-1]
+        for ch in text
+    ).replace('"""', '\\"\\"\\"')
+    return f'"""{escaped}\n"""'
+
+
+# --- the reader ----------------------------------------------------------------------------
+
+Value = int | float | str | bool | None | dict[str, float]
+
+# Builder methods that set the piece supply or the goal (last call wins, order-free with
+# respect to the board); every other modelled method edits the board.
+_SETTERS = frozenset({"pieces", "sequence", "goal"})
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "fill": ("row", "col"),
+    "clear": ("row", "col"),
+    "row": ("row", "cells"),
+    "column": ("col", "height"),
+    "garbage": ("rows", "holes"),
+    "well": ("col", "depth"),
+    "pieces": ("weights",),
+    "sequence": ("pieces",),
+    "goal": ("lines", "pieces"),
+}
+_BUILDER_SIZES = {"width": BOARD_WIDTH, "height": BOARD_HEIGHT}
+# What kept (unmodelled) code may use on the builder: board edits and reads, never setters.
+_KEPT_BUILDER_ATTRIBUTES = frozenset(_SIGNATURES) - _SETTERS | {"is_filled", *_BUILDER_SIZES}
+_FUNCTIONS = {"int": int, "abs": abs, "min": min, "max": max}
+
+
+@dataclass
+class _Trace:
+    """What the modelled builder calls did, in call order."""
+
+    stack: list[Block] = field(default_factory=list)
+    # (row, col, filled?, rows pushed before the edit)
+    cell_edits: list[tuple[int, int, bool, int]] = field(default_factory=list)
+    piece_weights: tuple[float, ...] | None = None
+    sequence: str = ""
+    goal_lines: int | None = None
+    goal_pieces: int | None = None
+    calls: int = 0
+    loop_steps: int = 0
+
+    def copy(self) -> _Trace:
+        return replace(self, stack=list(self.stack), cell_edits=list(self.cell_edits))
+
+
+@dataclass
+class _Scope:
+    """Names the reader knows while walking ``build``: constants and the builder's name."""
+
+    env: dict[str, Value]
+    level: str
+    rng: str = "rng"
+
+    def check_target(self, name: str, where: str) -> None:
+        if name in (self.level, self.rng):
+            raise GenomeError(f"{where}: {name} is rebound")
+
+
+def _read_module(tree: ast.Module, docstring: str, source: _SourceLines) -> Genome:
+    env: dict[str, Value] = {}
+    kept: list[str] = []
+    build: ast.FunctionDef | None = None
+    for index, node in enumerate(tree.body):
+        if index == 0 and _is_docstring(node):
+            continue
+        if isinstance(node, ast.FunctionDef) and node.name == "build":
+            if build is not None:
+                raise GenomeError(f"line {node.lineno}: a second build function")
+            build = node
+            continue
+        if "build" in _stored_names(node):
+            raise GenomeError(f"line {node.lineno}: module code rebinds build")
+        for child in ast.walk(node):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                _check_import(child)
+        # Everything else at module level (imports, constants, helpers) is kept verbatim; a
+        # constant it binds is also known to the reader.
+        kept.append(source.segment(node))
+        if isinstance(node, ast.Assign):
+            try:
+                _assign(node, env, f"line {node.lineno}")
+                continue
+            except GenomeError:
+                pass
+        for name in _stored_names(node):
+            env.pop(name, None)
+    if build is None:
+        raise GenomeError("no build(level, rng) function")
+    arguments = build.args
+    names = [a.arg for a in arguments.args]
+    if (
+        len(names) != 2
+        or build.decorator_list
+        or arguments.vararg
+        or arguments.kwarg
+        or arguments.kwonlyargs
+        or arguments.posonlyargs
+    ):
+        raise GenomeError("build must be a plain function of (level, rng)")
+    trace, setup = _read_build(build, _Scope(env, names[0], names[1]), names[1], source)
+    if setup and names != ["level", "rng"]:
+        raise GenomeError(f"build({', '.join(names)}): kept set-up code needs (level, rng)")
+    genome = _genome_from_trace(trace, docstring)
+    genome = replace(genome, module_code="\n\n".join(kept), setup_code="\n".join(setup))
+    check_bounds(genome)
+    return genome.normalized()
+
+
+def _read_build(
+    build: ast.FunctionDef, scope: _Scope, rng: str, source: _SourceLines
+) -> tuple[_Trace, list[str]]:
+    """Walk ``build``'s statements: model what the grammar covers, keep the rest verbatim.
+
+    Statements up to the last one outside the grammar become the set-up code (board edits
+    among them included, so their order is kept); setter calls are lifted out of it, which
+    is safe because kept code may not touch the setters.
+    """
+    body = build.body[1:] if build.body and _is_docstring(build.body[0]) else build.body
+    trace = _Trace()
+    setup: list[str] = []
+    pending: list[str] = []  # modelled board statements since the last kept one
+    for node in body:
+        trial = trace.copy()
+        env = dict(scope.env)
+        try:
+            _run_block([node], _Scope(env, scope.level, rng), trial)
+        except GenomeError as reason:
+            # The work spent on a failed statement still counts against the reader's budget.
+            trace.calls, trace.loop_steps = trial.calls, trial.loop_steps
+            _check_keepable(node, scope.level, rng, reason)
+            setup.extend([*pending, source.segment(node)])
+            pending = []
+            # The board edits modelled so far now live in the set-up code.
+            trace.stack, trace.cell_edits = [], []
+            for name in _stored_names(node):
+                scope.env.pop(name, None)
+            continue
+        trace = trial
+        scope.env = env
+        if not _is_setter_call(node, scope.level) and not isinstance(node, ast.Pass):
+            pending.append(source.segment(node))
+    return trace, setup
+
+
+def _check_keepable(node: ast.stmt, level: str, rng: str, reason: GenomeError) -> None:
+    """Kept code must not end ``build`` early, rebind its arguments or touch the setters."""
+    where = f"line {node.lineno}"
+    for child in _walk_same_function(node):
+        if isinstance(child, ast.Return | ast.Yield | ast.YieldFrom | ast.Await):
+            raise GenomeError(f"{where}: {type(child).__name__.lower()} in build ({reason})")
+        if isinstance(child, ast.Global | ast.Nonlocal):
+            raise GenomeError(f"{where}: global/nonlocal in build ({reason})")
+    for child in ast.walk(node):
+        if (
+            isinstance(child, ast.Name)
+            and child.id in (level, rng)
+            and isinstance(child.ctx, ast.Store | ast.Del)
+        ):
+            raise GenomeError(f"{where}: {child.id} is rebound")
+        if isinstance(child, ast.Import | ast.ImportFrom):
+            _check_import(child)
+    # The builder may only be used as ``level.<board method>``: passed along, it could set
+    # anything; private or unknown attributes are the sandbox's business, not the genome's.
+    attribute_values = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
+            attribute_values.add(id(child.value))
+            if child.value.id == level and child.attr not in _KEPT_BUILDER_ATTRIBUTES:
+                raise GenomeError(f"{where}: level.{child.attr} inside code the genome keeps")
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id == level and id(child) not in attribute_values:
+            raise GenomeError(f"{where}: the builder is passed around in kept code")
+
+
+def _walk_same_function(node: ast.AST) -> Iterable[ast.AST]:
+    """``ast.walk`` that does not descend into nested functions, lambdas or classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                              | ast.ClassDef):
+                stack.append(child)
+
+
+def _stored_names(node: ast.AST) -> set[str]:
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(
+        n.ctx, ast.Load)}
+    for child in ast.walk(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(child.name)
+        elif isinstance(child, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in child.names)
+    return names
+
+
+class _SourceLines:
+    """A statement's source text, as ``ast.get_source_segment(padded=True)`` gives it, but with
+    the source split into lines once (the stdlib re-splits the whole source on every call)."""
+
+    def __init__(self, source: str) -> None:
+        # Line ends as the tokenizer sees them (not str.splitlines, which knows more breaks).
+        found = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", source)
+        self.lines = [line.encode() for line in found]
+
+    def segment(self, node: ast.stmt) -> str:
+        end_line, end_col = node.end_lineno, node.end_col_offset
+        if end_line is None or end_col is None or end_line > len(self.lines):
+            raise GenomeError(f"line {node.lineno}: cannot recover the source of this statement")
+        first, last = node.lineno - 1, end_line - 1
+        prefix = self.lines[first][: node.col_offset].decode()
+        padding = "".join(c if c in "\t\f" else " " for c in prefix)
+        if first == last:
+            text = self.lines[first][node.col_offset : end_col].decode()
+        else:
+            middle = b"".join(self.lines[first + 1 : last]).decode()
+            head = self.lines[first][node.col_offset :].decode()
+            text = head + middle + self.lines[last][:end_col].decode()
+        return textwrap.dedent(padding + text)
+
+
+def _is_setter_call(node: ast.stmt, level: str) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and isinstance(node.value.func.value, ast.Name)
+        and node.value.func.value.id == level
+        and node.value.func.attr in _SETTERS
+    )
+
+
+def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
+    total = sum(b.rows for b in trace.stack)
+    by_cell: dict[Cell, bool] = {}
+    for row, col, is_filled, pushed_before in trace.cell_edits:
+        # A push after the edit lifts the edited cell by the rows pushed since; the builder
+        # refuses to push a filled cell off the top.
+        final_row = row + (total - pushed_before)
+        if final_row >= BOARD_HEIGHT and is_filled:
+            raise GenomeError(f"cell ({row}, {col}) is pushed off the board by later pushes")
+        if final_row < BOARD_HEIGHT:
+            by_cell.pop((final_row, col), None)
+            by_cell[(final_row, col)] = is_filled
+    return Genome(
+        description=docstring,
+        stack=tuple(trace.stack),
+        filled=tuple(c for c, f in by_cell.items() if f),
+        cleared=tuple(c for c, f in by_cell.items() if not f),
+        piece_weights=trace.piece_weights,
+        sequence=trace.sequence,
+        goal_lines=trace.goal_lines,
+        goal_pieces=trace.goal_pieces,
+    )
+
+
+_ALLOWED_IMPORTS = frozenset({"math", "itertools", "functools", "collections", "numpy"})
+
+
+def _check_import(node: ast.Import | ast.ImportFrom) -> None:
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    for module in modules:
+        relative = isinstance(node, ast.ImportFrom) and node.level > 0
+        if relative or module.split(".")[0] not in _ALLOWED_IMPORTS:
+            raise GenomeError(f"line {node.lineno}: import of {module!r} is not allowed")
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _run_block(body: list[ast.stmt], scope: _Scope, trace: _Trace) -> None:
+    for node in body:
+        where = f"line {node.lineno}"
+        if isinstance(node, ast.Pass) or _is_docstring(node):
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    scope.check_target(target.id, where)
+            _assign(node, scope.env, where, scope.level)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            _builder_call(node.value, scope, trace, where)
+        elif isinstance(node, ast.For) and not node.orelse and isinstance(node.target, ast.Name):
+            scope.check_target(node.target.id, where)
+            for value in _iteration_values(node.iter, scope, where):
+                trace.loop_steps += 1
+                if trace.loop_steps > MAX_LOOP_STEPS:
+                    raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
+                scope.env[node.target.id] = value
+                _run_block(node.body, scope, trace)
+        elif isinstance(node, ast.If):
+            test = _evaluate(node.test, scope.env, where, scope.level)
+            _run_block(node.body if test else node.orelse, scope, trace)
+        else:
+            raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
+
+
+def _assign(node: ast.Assign, env: dict[str, Value], where: str, level: str = "") -> None:
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        raise GenomeError(f"{where}: only simple `name = value` assignments are understood")
+    env[node.targets[0].id] = _evaluate(node.value, env, where, level)
+
+
+def _iteration_values(node: ast.expr, scope: _Scope, where: str) -> Iterable[int]:
+    env = scope.env
+    if isinstance(node, ast.Tuple | ast.List):
+        return [
+            _integer(_evaluate(e, env, where, scope.level), "loop value", where)
+            for e in node.elts
+        ]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and "range" not in env
+        and not node.keywords
+        and 1 <= len(node.args) <= 3
+    ):
+        args = [
+            _integer(_evaluate(a, env, where, scope.level), "range argument", where)
+            for a in node.args
+        ]
+        if len(args) == 3 and args[2] == 0:
+            raise GenomeError(f"{where}: range step 0")
+        values = range(*args)
+        if len(values) > MAX_UNROLLED_CALLS:
+            raise GenomeError(f"{where}: loop of {len(values)} steps is too long to unroll")
+        return values
+    raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
+
+
+_COMPARE = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+}
+
+
+def _evaluate(node: ast.expr, env: dict[str, Value], where: str, level: str = "") -> Value:
+    """Evaluate a literal expression: constants, known names, arithmetic and comparisons on
+    numbers, ``int/abs/min/max``, ``level.width`` / ``level.height`` and dict literals."""
+
+    def number(sub: ast.expr) -> int | float:
+        return _number(_evaluate(sub, env, where, level), where)
+
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None or isinstance(value, int | float | str):
+            return value
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id]
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == level
+        and node.attr in _BUILDER_SIZES
+    ):
+        return _BUILDER_SIZES[node.attr]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        operand = number(node.operand)
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _evaluate(node.operand, env, where, level)
+    if isinstance(node, ast.BinOp) and isinstance(
+        node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv | ast.Mod
+    ):
+        left, right = number(node.left), number(node.right)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            if abs(left) > 10**6 or abs(right) > 10**6:
+                raise GenomeError(f"{where}: number too large")
+            return left * right
+        if right == 0:
+            raise GenomeError(f"{where}: division by zero")
+        return left // right if isinstance(node.op, ast.FloorDiv) else left % right
+    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
+        values = [number(node.left), *(number(c) for c in node.comparators)]
+        return all(
+            _COMPARE[type(op)](a, b)
+            for op, a, b in zip(node.ops, values, values[1:], strict=False)
+        )
+    if isinstance(node, ast.BoolOp):
+        results = [bool(_evaluate(v, env, where, level)) for v in node.values]
+        return all(results) if isinstance(node.op, ast.And) else any(results)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCTIONS
+        and node.func.id not in env
+        and not node.keywords
+        and node.args
+    ):
+        args = [number(a) for a in node.args]
+        if node.func.id in ("int", "abs") and len(args) != 1:
+            raise GenomeError(f"{where}: {node.func.id} takes one argument here")
+        return _FUNCTIONS[node.func.id](*args)  # type: ignore[operator]
+    if isinstance(node, ast.Dict):
+        result: dict[str, float] = {}
+        for key_node, value_node in zip(node.keys, node.values, strict=True):
+            name = _evaluate(key_node, env, where, level) if key_node is not None else None
+            if not isinstance(name, str):
+                raise GenomeError(f"{where}: dict keys must be piece letters")
+            result[name] = number(value_node)
+        return result
+    raise GenomeError(f"{where}: expression {ast.unparse(node)!r} is outside the genome grammar")
+
+
+def _number(value: Value, where: str) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise GenomeError(f"{where}: expected a number, got {value!r}")
+    return value
+
+
+def _integer(value: Value, what: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise GenomeError(f"{where}: {what} must be an integer, got {value!r}")
+    return value
+
+
+def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == scope.level
+        and func.attr in _SIGNATURES
+    ):
+        raise GenomeError(f"{where}: call {ast.unparse(func)!r} is outside the genome grammar")
+    method = func.attr
+    params = _SIGNATURES[method]
+    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+        raise GenomeError(f"{where}: too many arguments to level.{method}")
+    args: dict[str, Value] = {}
+    for name, arg in zip(params, call.args, strict=False):
+        args[name] = _evaluate(arg, scope.env, where, scope.level)
+    for keyword in call.keywords:
+        if keyword.arg not in params or keyword.arg in args:
+            raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
+        args[keyword.arg] = _evaluate(keyword.value, scope.env, where, scope.level)
+    trace.calls += 1
+    if trace.calls > MAX_UNROLLED_CALLS:
+        raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")
+    _apply(method, args, trace, where)
+
+
+def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> None:
+    pushed = sum(b.rows for b in trace.stack)
+
+    def edit(row: int, col: int, filled: bool) -> None:
+        if not (0 <= row < BOARD_HEIGHT and 0 <= col < BOARD_WIDTH):
+            raise GenomeError(f"{where}: level.{method} cell ({row}, {col}) is off the board")
+        trace.cell_edits.append((row, col, filled, pushed))
+
+    def need(name: str) -> Value:
+        if name not in args:
+            raise GenomeError(f"{where}: level.{method} needs {name}")
+        return args[name]
+
+    if method in ("fill", "clear"):
+        row = _integer(need("row"), "row", where)
+        edit(row, _integer(need("col"), "col", where), method == "fill")
+    elif method == "row":
+        row = _integer(need("row"), "row", where)
+        cells = need("cells")
+        if not isinstance(cells, str) or len(cells) != BOARD_WIDTH or set(cells) - set("#X."):
+            raise GenomeError(f"{where}: level.row needs a picture of {BOARD_WIDTH} '#'/'.'")
+        for col, ch in enumerate(cells):
+            edit(row, col, ch != ".")
+    elif method == "column":
+        col = _integer(need("col"), "col", where)
+        height = _integer(need("height"), "height", where)
+        if not 0 <= height <= MAX_STACK_ROWS:
+            raise GenomeError(f"{where}: level.column height {height} outside 0..{MAX_STACK_ROWS}")
+        for row in range(height):
+            edit(row, col, True)
+    elif method == "garbage":
+        rows = _integer(need("rows"), "rows", where)
+        holes = _integer(args.get("holes", 1), "holes", where)
+        trace.stack.append(GarbageBlock(rows, holes))
+    elif method == "well":
+        col = _integer(need("col"), "col", where)
+        trace.stack.append(Well(col, _integer(need("depth"), "depth", where)))
+    elif method == "pieces":
+        weights = need("weights")
+        if not isinstance(weights, dict) or any(k not in PIECE_NAMES for k in weights):
+            raise GenomeError(f"{where}: level.pieces needs a dict over 'IOTSZJL'")
+        trace.piece_weights = tuple(float(weights.get(name, 0.0)) for name in PIECE_NAMES)
+    elif method == "sequence":
+        pieces = need("pieces")
+        if not isinstance(pieces, str):
+            raise GenomeError(f"{where}: level.sequence needs a string")
+        trace.sequence = pieces
+    else:  # goal
+        lines, pieces_goal = args.get("lines"), args.get("pieces")
+        trace.goal_lines = None if lines is None else _integer(lines, "lines", where)
+        trace.goal_pieces = None if pieces_goal is None else _integer(pieces_goal, "pieces", where)

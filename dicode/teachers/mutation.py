@@ -1,0 +1,168 @@
+"""The mutation teacher: the embedded default that writes levels without a language model.
+
+ACCEL-style: read the parent into a typed genome (``genome.read_genome``, AST only — the
+parent's code is never run here), apply one or two typed edits in the direction the
+instruction asks for (``genome_edits``), write the child as readable level code whose
+docstring says what the level is and what changed from the parent, and validate it through
+the same sandbox pipeline as every other teacher. Each call returns one
+:class:`~dicode.teachers.base.TeacherResult`, accepted or not; nothing here raises on a bad
+parent or a failing sandbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from dicode.teachers.base import (
+    CodeRound,
+    TeacherRequest,
+    TeacherResult,
+    Validate,
+)
+from dicode.teachers.genome import GenomeReading, describe, read_genome, write_level
+from dicode.teachers.genome_edits import Mutation, mutate
+from dicode.teachers.registry import TeacherContext
+
+TEACHER_NAME = "mutation"
+# How much of the parent's description the child's docstring quotes.
+PARENT_SUMMARY_CHARS = 240
+DOC_WIDTH = 96
+
+
+@dataclass(frozen=True)
+class ChildDraft:
+    """A written but not yet validated child."""
+
+    code: str
+    description: str
+    mutation: Mutation
+    reading: GenomeReading  # how the parent was read (exact or fallback)
+
+
+@dataclass
+class MutationTeacher:
+    """Writes children by typed genome edits; validates each child in the sandbox.
+
+    ``seed`` and the request's ``seed`` together seed the edits, so the same request always
+    gives the same child. ``max_edits`` bounds the edits per harder/easier child (vary: one).
+    """
+
+    validate: Validate
+    seed: int = 0
+    max_edits: int = 2
+    name: str = TEACHER_NAME
+
+    def write_child(self, request: TeacherRequest) -> ChildDraft:
+        """The child's code and how it came about, without validating it."""
+        rng = np.random.default_rng([self.seed, request.seed])
+        reading = read_genome(request.parent.code)
+        mutation = mutate(reading.genome, request.instruction, rng, self.max_edits)
+        child = replace(mutation.child, description=child_description(request, reading, mutation))
+        child = child.normalized()
+        return ChildDraft(write_level(child), child.description, mutation, reading)
+
+    async def propose(self, request: TeacherRequest) -> TeacherResult:
+        started = time.perf_counter()
+        result = TeacherResult(
+            teacher=self.name, instruction=request.instruction, parent_id=request.parent.level_id
+        )
+        try:
+            draft = self.write_child(request)
+        except Exception as exc:  # a bug in the edits must not stop the caller's loop
+            result.failing_stage = "teacher"
+            result.error = f"the mutation failed: {type(exc).__name__}: {exc}"
+            result.latency_s = time.perf_counter() - started
+            return result
+        code = draft.code
+        result.code = code
+        result.description = draft.description
+        result.title = title(draft.mutation)
+        result.reasoning = reasoning(draft.reading, draft.mutation)
+        try:
+            # The sandbox call blocks (it waits on a worker process): keep the event loop free.
+            verdict = await asyncio.to_thread(self.validate, code)
+        except Exception as exc:
+            result.failing_stage = "sandbox"
+            result.error = f"the validator failed: {type(exc).__name__}: {exc}"
+            result.rounds.append(CodeRound(0, code, "genome", False, "sandbox", result.error))
+            result.latency_s = time.perf_counter() - started
+            return result
+        result.verdict = verdict
+        if not verdict.accepted:
+            result.failing_stage = verdict.stage
+            result.error = verdict.error
+        result.rounds.append(
+            CodeRound(
+                0,
+                code,
+                "genome",
+                bool(verdict.accepted),
+                None if verdict.accepted else verdict.stage,
+                verdict.error,
+            )
+        )
+        result.latency_s = time.perf_counter() - started
+        return result
+
+
+def title(mutation: Mutation) -> str:
+    """A one-line label: instruction and the edit kinds, e.g. ``harder: add_garbage + ...``."""
+    kinds = " + ".join(edit.kind for edit in mutation.edits)
+    return f"{mutation.instruction}: {kinds}"
+
+
+def reasoning(reading: GenomeReading, mutation: Mutation) -> str:
+    """Why the child looks as it does, for the attempt record."""
+    lines = [f"{edit.kind}: {edit.note}" for edit in mutation.edits]
+    if not reading.exact:
+        lines.append("parent outside the genome grammar: " + "; ".join(reading.unsupported))
+    return "\n".join(lines)
+
+
+def child_description(
+    request: TeacherRequest, reading: GenomeReading, mutation: Mutation
+) -> str:
+    """The child's docstring: what the level is, then how it differs from its parent."""
+    parent_name = request.parent.level_id or "the parent level"
+    asked = request.instruction
+    change = f"Mutation ({mutation.instruction}) of {parent_name}: " + "; ".join(
+        edit.note for edit in mutation.edits
+    ) + "."
+    paragraphs = [describe(mutation.child), change]
+    if mutation.instruction is not asked:
+        paragraphs.append(
+            f"No {asked} edit applied (every field is at its bound), so the level was varied."
+        )
+    if not reading.exact:
+        paragraphs.append(
+            "The parent's code lies outside the mutation genome ("
+            + "; ".join(reading.unsupported)
+            + "), so this child starts from the standard game."
+        )
+    parent_summary = _first_paragraph(request.parent.description)
+    if parent_summary:
+        paragraphs.append(f"Parent: {parent_summary}")
+    return "\n\n".join(textwrap.fill(p, DOC_WIDTH) for p in paragraphs)
+
+
+def _first_paragraph(text: str) -> str:
+    first = text.strip().split("\n\n", 1)[0].replace("\n", " ").strip()
+    if len(first) > PARENT_SUMMARY_CHARS:
+        first = first[: PARENT_SUMMARY_CHARS - 1].rstrip() + "…"
+    return first
+
+
+def build_mutation_teacher(context: TeacherContext) -> MutationTeacher:
+    """Registry factory: options ``max_edits`` (default 2)."""
+    if context.domain != "tetris":
+        raise ValueError(f"the mutation teacher knows only tetris, not {context.domain!r}")
+    max_edits = int(context.options.get("max_edits", 2))
+    if max_edits < 1:
+        raise ValueError(f"max_edits must be >= 1, got {max_edits}")
+    return MutationTeacher(validate=context.validate, seed=context.seed, max_edits=max_edits)
+
