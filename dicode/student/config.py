@@ -1,0 +1,68 @@
+"""Hyperparameters of the PPO student, in one documented dataclass (CleanRL style).
+
+PPO: Schulman et al. 2017, "Proximal Policy Optimization Algorithms" (arXiv:1707.06347);
+GAE: Schulman et al. 2016, "High-Dimensional Continuous Control Using Generalized Advantage
+Estimation" (arXiv:1506.02438). The single-jit layout follows PureJaxRL (Lu et al. 2022,
+"Discovered Policy Optimisation"). Defaults were tuned for learning speed on the 2-core CPU
+with training seeds only (see docs/student.md); evaluation seeds were never used for tuning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Everything that shapes the compiled rollout-and-update; frozen so it can key a jit."""
+
+    # --- layout: S level slots x E environments each -------------------------------------
+    num_slots: int = 1  # S: level slots; slot 0 holds the target game by convention
+    envs_per_slot: int = 64  # E: parallel environments per slot
+    pool_size: int = 1  # K: initial states stacked in every slot (a level's reset pool)
+    num_steps: int = 32  # T: environment steps (pieces) per env per iteration
+    train_piece_cap: int = 2000  # pieces before a training episode is truncated (bootstrapped)
+
+    # --- PPO / GAE -----------------------------------------------------------------------
+    gamma: float = 0.99  # discount per piece
+    gae_lambda: float = 0.9  # GAE lambda
+    learning_rate: float = 1e-3  # Adam step size
+    anneal_lr: bool = False  # linearly decay the step size to 0 over num_iterations
+    num_iterations: int = 200  # only used by the schedule when anneal_lr is on
+    update_epochs: int = 4  # passes over each batch
+    num_minibatches: int = 4  # minibatches per epoch
+    clip_eps: float = 0.2  # policy ratio clip
+    ent_coef: float = 0.01  # entropy bonus weight
+    vf_coef: float = 0.5  # value loss weight
+    max_grad_norm: float = 0.5  # global gradient-norm clip
+    reward_scale: float = 0.1  # rewards are multiplied by this before GAE (keeps values O(10))
+
+    # --- network (raw boards in; see networks.py) ---------------------------------------
+    column_features: int = 16  # per-column encoder width (shared across columns)
+    row_features: int = 8  # per-row encoder width (shared across rows)
+    hidden: int = 64  # width of the MLP on top of the encoders
+    init_beta: float = 10.0  # initial inverse temperature of the lookahead policy (learned)
+    lookahead: bool = True  # logits = beta*(line reward + gamma*V(afterstate)); else own head
+
+    # --- completion bonus B = max(d, k * R_prev) on success (DiCode) ---------------------
+    bonus_floor: float = 20.0  # d
+    bonus_scale: float = 2.0  # k
+
+    seed: int = 0
+
+    @property
+    def num_envs(self) -> int:
+        return self.num_slots * self.envs_per_slot
+
+    @property
+    def batch_size(self) -> int:
+        return self.num_envs * self.num_steps
+
+    @property
+    def minibatch_size(self) -> int:
+        return self.batch_size // self.num_minibatches
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict, for recording the run's configuration."""
+        return asdict(self)

@@ -1,0 +1,83 @@
+"""The student's network: one shared scorer over afterstate boards, plus a value head.
+
+Raw boards in, no hand-made features. The architecture only encodes Tetris's geometry:
+a small MLP shared by every column (what a column looks like: its height, its holes) and
+one shared by every row (how full it is). Their outputs are concatenated and read by an MLP,
+which can compare neighbouring columns (steps, wells). The same trunk scores
+each candidate afterstate (policy logit) and the current board (state value).
+"""
+
+from __future__ import annotations
+
+import flax.linen as nn
+import jax.numpy as jnp
+
+
+class BoardTrunk(nn.Module):
+    """Embeds a board ``(..., H, W)`` with 1 = filled into a vector."""
+
+    column_features: int
+    row_features: int
+    hidden: int
+
+    @nn.compact
+    def __call__(self, board: jnp.ndarray) -> jnp.ndarray:
+        board = board.astype(jnp.float32)
+        columns = jnp.swapaxes(board, -1, -2)  # (..., W, H)
+        col = nn.relu(nn.Dense(self.column_features, name="column")(columns))
+        row = nn.relu(nn.Dense(self.row_features, name="row")(board))  # (..., H, r)
+        lead = board.shape[:-2]
+        feats = jnp.concatenate([col.reshape(*lead, -1), row.reshape(*lead, -1)], axis=-1)
+        return nn.relu(nn.Dense(self.hidden, name="mix")(feats))
+
+
+class AfterstateActorCritic(nn.Module):
+    """Logits over candidate placements from their afterstates; value of the current board.
+
+    ``afterstates``: ``(..., A, H, W)``; ``lines``: ``(..., A)`` lines each candidate clears
+    (part of the afterstate transition); ``legal``: ``(..., A)`` bool; ``board``: ``(..., H, W)``.
+    Illegal candidates get a logit of ``-1e9`` so they are never sampled.
+    """
+
+    column_features: int = 16
+    row_features: int = 8
+    hidden: int = 64
+    lookahead: bool = True
+    gamma: float = 0.99
+    init_beta: float = 10.0
+
+    def setup(self) -> None:
+        self.trunk = BoardTrunk(self.column_features, self.row_features, self.hidden)
+        self.policy_hidden = nn.Dense(self.hidden)
+        self.policy_out = nn.Dense(1, kernel_init=nn.initializers.orthogonal(0.01))
+        self.value_hidden = nn.Dense(self.hidden)
+        self.value_out = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))
+        self.line_reward = self.param("line_reward", nn.initializers.zeros, (5,))
+        self.log_beta = self.param(
+            "log_beta", nn.initializers.constant(jnp.log(self.init_beta)), ()
+        )
+
+    def value(self, board: jnp.ndarray) -> jnp.ndarray:
+        """State value of a board (the same function scores afterstates)."""
+        v = nn.relu(self.value_hidden(self.trunk(board)))
+        return self.value_out(v)[..., 0]
+
+    def __call__(
+        self,
+        board: jnp.ndarray,
+        afterstates: jnp.ndarray,
+        lines: jnp.ndarray,
+        legal: jnp.ndarray,
+    ) -> tuple[jnp.ndarray, jnp.ndarray]:
+        lines_onehot = nn.one_hot(jnp.clip(lines, 0, 4), 5)
+        if self.lookahead:
+            # One-step lookahead: logit = beta * (learned line reward + gamma * V(afterstate)).
+            after_v = self.value(afterstates)
+            q = lines_onehot @ self.line_reward + self.gamma * after_v
+            logits = jnp.exp(self.log_beta) * q
+        else:
+            cand = self.trunk(afterstates)  # (..., A, hidden)
+            x = nn.relu(self.policy_hidden(jnp.concatenate([cand, lines_onehot], axis=-1)))
+            logits = self.policy_out(x)[..., 0]
+        logits = jnp.where(legal, logits, -1e9)
+        return logits, self.value(board)
