@@ -133,7 +133,7 @@ class Trainer:
         params = self.network.init(k_net, one.board, one.afterstates, one.lines, one.legal)
         train = TrainState.create(apply_fn=self.network.apply, params=params, tx=self._optimizer())
         zeros = jnp.zeros((c.num_envs,), jnp.float32)
-        return RunnerState(
+        runner = RunnerState(
             train=train,
             env_state=states,
             obs=obs,
@@ -142,6 +142,8 @@ class Trainer:
             episode_length=zeros.astype(jnp.int32),
             iteration=jnp.zeros((), jnp.int32),
         )
+        # Committed like the update's outputs, so the first and later calls share one compile.
+        return jax.device_put(runner, jax.devices()[0])
 
     def policy(self, params: Any, obs: env.Obs) -> tuple[jnp.ndarray, jnp.ndarray]:
         """Masked logits and values for a batch of observations."""
@@ -180,14 +182,17 @@ class Trainer:
             ep_len = ep_len + 1
             truncated = (ep_len >= c.train_piece_cap) & ~terminated
             done = terminated | truncated
-            bonus = completion_bonus(info["success"], r_prev, c)
+            # Only a goal reached by this placement pays (not a level already solved at reset).
+            achieved = info["success"] & ~env_state.done
+            bonus = completion_bonus(achieved, r_prev, c)
             # A truncated episode is not a loss: bootstrap from the value of where it stopped.
             stop_value = self.network.apply(params, next_state.board, method="value")
             shaped = (reward + bonus) * c.reward_scale
             shaped = shaped + jnp.where(truncated, c.gamma * stop_value, 0.0)
             finished = (
+                bonus,
                 done,
-                info["success"] & done,
+                achieved,
                 jnp.where(done, ep_ret, 0.0),
                 jnp.where(done, info["total_lines"], 0),
                 jnp.where(done, ep_len, 0),
@@ -210,7 +215,8 @@ class Trainer:
         def per_slot(x: jnp.ndarray) -> jnp.ndarray:
             return jax.ops.segment_sum(x.sum(0), slot_of_env, num_segments=c.num_slots)
 
-        done_f, succ_f, ret_f, lines_f, len_f = finished
+        bonus_f, done_f, succ_f, ret_f, lines_f, len_f = finished
+        losses["bonus_sum"] = bonus_f.sum()
         stats = SlotStats(
             episodes=per_slot(done_f.astype(jnp.int32)),
             successes=per_slot(succ_f.astype(jnp.int32)),

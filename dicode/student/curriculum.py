@@ -1,0 +1,179 @@
+"""DiCode's training mixture: which level goes into which slot, and what the student learned.
+
+Per session (a few PPO iterations with fixed slots):
+- ``target_fraction`` of the slots (at least one) play the target game;
+- the other slots take **new levels first** (every level is trained at least once), then levels
+  drawn by PLR replay from the active set (``dicode.archive.replay``: rank of learnability
+  mixed with staleness); with fewer distinct levels than slots, the chosen ones repeat.
+After the session, finished episodes give each level its success rate and mean return
+(:func:`level_outcomes`), which the student service writes back as evaluations; the target's
+mean return becomes the next ``R_prev`` of the completion bonus.
+Slots are arrays the compiled trainer consumes (:func:`build_slots`); a swap never recompiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import jax.numpy as jnp
+import numpy as np
+
+from dicode.archive import replay
+from dicode.archive.status import learnability
+from dicode.domains.tetris.schema import TetrisLevel
+from dicode.student.ppo import SlotStats
+
+TARGET = -1  # slot id of the target game
+
+
+@dataclass(frozen=True)
+class CurriculumConfig:
+    """How the slots are shared out."""
+
+    target_fraction: float = 0.2  # share of slots on the target game (DiCode: 20 %)
+    staleness_coef: float = 0.3  # PLR ρ
+    temperature: float = 1.0  # PLR β
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.target_fraction <= 1.0:
+            raise ValueError(f"target_fraction must be in [0, 1], got {self.target_fraction}")
+
+
+@dataclass(frozen=True)
+class CurriculumState:
+    """What the mixer remembers between sessions (checkpointed with the student)."""
+
+    buffer: replay.ReplayBuffer = field(default_factory=lambda: replay.make_buffer([], []))
+    trained: frozenset[int] = frozenset()
+    slot_levels: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class LevelOutcome:
+    """Finished episodes of one level during a session."""
+
+    episodes: int
+    successes: int
+    return_sum: float
+    lines_sum: int
+
+    @property
+    def success_rate(self) -> float | None:
+        return self.successes / self.episodes if self.episodes else None
+
+    @property
+    def mean_return(self) -> float | None:
+        return self.return_sum / self.episodes if self.episodes else None
+
+    def __add__(self, other: LevelOutcome) -> LevelOutcome:
+        return LevelOutcome(
+            self.episodes + other.episodes,
+            self.successes + other.successes,
+            self.return_sum + other.return_sum,
+            self.lines_sum + other.lines_sum,
+        )
+
+
+def num_target_slots(num_slots: int, config: CurriculumConfig) -> int:
+    """Slots given to the target game: ``round(fraction * S)``, at least one."""
+    return min(num_slots, max(1, round(config.target_fraction * num_slots)))
+
+
+def plan_slots(
+    state: CurriculumState,
+    num_slots: int,
+    new_levels: Sequence[int],
+    active_ids: Sequence[int],
+    active_scores: Sequence[float],
+    rng: np.random.Generator,
+    config: CurriculumConfig = CurriculumConfig(),
+) -> tuple[np.ndarray, np.ndarray, CurriculumState]:
+    """Assign a level (or ``TARGET``) to every slot for the next session.
+
+    ``new_levels``: accepted levels in arrival order (those already trained are skipped);
+    ``active_ids``/``active_scores``: the active set and its replay scores (learnability).
+    Returns ``(slot_levels, slot_reset, new_state)``; ``slot_reset[s]`` is True where the slot's
+    level changed, so its environments restart on the new level.
+    """
+    n_target = num_target_slots(num_slots, config)
+    free = num_slots - n_target
+    fresh = [lvl for lvl in dict.fromkeys(new_levels) if lvl not in state.trained][:free]
+    buffer = replay.sync_levels(state.buffer, active_ids, active_scores)
+    chosen: list[int] = list(fresh)
+    want = free - len(fresh)
+    if want > 0 and buffer.level_ids.size:
+        # Replay draws distinct levels; the newcomers just placed are not drawn twice.
+        drawn, buffer = replay.sample_replay(
+            buffer, rng, want, config.staleness_coef, config.temperature
+        )
+        chosen += [int(x) for x in drawn if int(x) not in fresh]
+    others = [chosen[i % len(chosen)] for i in range(free)] if chosen else [TARGET] * free
+    slot_levels = np.array([TARGET] * n_target + others, dtype=np.int64)
+    previous = np.array(state.slot_levels or [TARGET - 1] * num_slots, dtype=np.int64)
+    slot_reset = slot_levels != previous
+    new_state = replace(
+        state,
+        buffer=buffer,
+        trained=state.trained | frozenset(int(x) for x in slot_levels if x != TARGET),
+        slot_levels=tuple(int(x) for x in slot_levels),
+    )
+    return slot_levels, slot_reset, new_state
+
+
+def build_slots(
+    slot_levels: Sequence[int],
+    pools: Mapping[int, TetrisLevel],
+    target_pool: TetrisLevel,
+    pool_size: int,
+) -> TetrisLevel:
+    """Stack the slots' pools into the trainer's ``(S, K, ...)`` arrays.
+
+    A pool with more than ``pool_size`` instances uses its first ``pool_size``; a smaller one
+    repeats its instances cyclically (shapes must stay fixed so nothing recompiles).
+    """
+
+    def fitted(pool: TetrisLevel) -> TetrisLevel:
+        size = int(pool.board.shape[0])
+        index = np.arange(pool_size) % size
+        return TetrisLevel(*(np.asarray(leaf)[index] for leaf in _leaves(pool)))
+
+    chosen = [fitted(target_pool if lvl == TARGET else pools[lvl]) for lvl in slot_levels]
+    return TetrisLevel(
+        *(jnp.asarray(np.stack(parts)) for parts in zip(*(_leaves(p) for p in chosen), strict=True))
+    )
+
+
+def _leaves(level: TetrisLevel) -> tuple[np.ndarray, ...]:
+    return (level.board, level.piece_weights, level.sequence, level.goal_lines, level.goal_pieces)
+
+
+def level_outcomes(slot_levels: Sequence[int], stats: SlotStats) -> dict[int, LevelOutcome]:
+    """Per level (``TARGET`` included), the finished episodes of one or more iterations."""
+    out: dict[int, LevelOutcome] = {}
+    for s, lvl in enumerate(slot_levels):
+        outcome = LevelOutcome(
+            int(stats.episodes[s]),
+            int(stats.successes[s]),
+            float(stats.return_sum[s]),
+            int(stats.lines_sum[s]),
+        )
+        out[int(lvl)] = out[int(lvl)] + outcome if int(lvl) in out else outcome
+    return out
+
+
+def merge_outcomes(
+    a: Mapping[int, LevelOutcome], b: Mapping[int, LevelOutcome]
+) -> dict[int, LevelOutcome]:
+    """Sum two per-level outcome maps (e.g. the iterations of one session)."""
+    out = dict(a)
+    for lvl, outcome in b.items():
+        out[lvl] = out[lvl] + outcome if lvl in out else outcome
+    return out
+
+
+def replay_scores(outcomes: Mapping[int, LevelOutcome]) -> dict[int, float]:
+    """Learnability ``p(1−p)`` of every non-target level with its session's success rate."""
+    return {
+        lvl: learnability(o.success_rate) for lvl, o in outcomes.items() if lvl != TARGET
+    }
