@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dicode.levels.worker import BUILDER_MODULES
+
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -142,10 +144,11 @@ class _Worker:
         line = _read_until(self.process, b"\n", time.monotonic() + limits.startup_seconds, 64)
         if line != b"READY\n":
             stderr = b""
-            self.kill()
+            self._stop()
             if self.process.stderr is not None:
                 with contextlib.suppress(OSError, ValueError):
                     stderr = self.process.stderr.read(4000)
+            self.kill()
             raise RuntimeError(
                 f"sandbox worker failed to start: {line!r} {stderr.decode(errors='replace')}"
             )
@@ -154,14 +157,18 @@ class _Worker:
     def pid(self) -> int:
         return self.process.pid
 
-    def kill(self) -> None:
-        """Kill the worker's whole process group and reap it; remove its temporary directory."""
+    def _stop(self) -> None:
+        """Kill the worker's whole process group and reap the worker."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
+
+    def kill(self) -> None:
+        """Stop the worker, close its pipes and remove its temporary directory."""
+        self._stop()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -210,6 +217,10 @@ class SandboxPool:
         isolation: bool | None = None,
     ) -> None:
         """``isolation``: use bubblewrap (True), not (False), or where the host allows (None)."""
+        if domain not in BUILDER_MODULES:
+            raise ValueError(
+                f"no level builder for domain {domain!r}; known: {sorted(BUILDER_MODULES)}"
+            )
         self.domain = domain
         self.limits = limits or SandboxLimits()
         self.isolated = bubblewrap_available() if isolation is None else isolation
