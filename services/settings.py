@@ -20,7 +20,7 @@ class GeneratorSettings:
 
     teacher: str = "mutation"
     in_flight: int = 2  # attempts running at once
-    max_untrained: int = 8  # back-pressure: pause while this many new levels await training
+    max_untrained: int = 16  # back-pressure: pause while this many new levels await training
     pool_size: int = 8  # initial states per level bundle
     rollout_steps: int = 150  # pieces per validation rollout
     warm_workers: int = 1  # idle sandbox workers kept ready

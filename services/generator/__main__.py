@@ -14,7 +14,10 @@ import signal
 
 from archive_db import ArchiveRepository
 from services.generator.service import Generator
+from services.heartbeat import beat
 from services.runs import open_service_run
+
+HEARTBEAT = "/tmp/dicode-generator.heartbeat"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -40,6 +43,7 @@ def main(argv: list[str] | None = None) -> None:
 
 async def _serve(generator: Generator, max_attempts: int | None) -> None:
     stop = asyncio.Event()
+    heartbeat = asyncio.create_task(beat(os.environ.get("DICODE_HEARTBEAT", HEARTBEAT)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
@@ -47,6 +51,7 @@ async def _serve(generator: Generator, max_attempts: int | None) -> None:
         stats = await generator.run(stop, max_attempts)
         logging.info("stopped: %s", stats.as_dict())
     finally:
+        heartbeat.cancel()
         generator.close()
         generator.repo.close()
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from archive_db import ArchiveRepository
-from archive_db.records import NewAttempt, NewLevel
+from archive_db.records import NewAttempt, NewLevel, RecordedAttempt
 from dicode.archive.config import ArchiveConfig
 from dicode.archive.graph import LineageView
 from dicode.archive.selection import select_parents
@@ -44,6 +44,7 @@ from services.student.target import TARGET_EVENT
 
 log = logging.getLogger(__name__)
 SEED_TEACHER = "seed"
+HUMAN_TEACHER = "human"  # levels submitted through the API
 
 
 @dataclass
@@ -124,7 +125,10 @@ class Generator:
                 continue
             started = time.perf_counter()
             verdict = self._validate(source)
-            self._record_seed(name, source, verdict, time.perf_counter() - started)
+            record_verdict(
+                self.repo, self.run_id, self.domain, SEED_TEACHER, source, verdict,
+                time.perf_counter() - started, name=name,
+            )
             count += 1
         return count
 
@@ -221,32 +225,47 @@ class Generator:
             }
         )
 
-    def _record_seed(self, name: str, source: str, verdict: Verdict, latency: float) -> None:
-        accepted = verdict.accepted and verdict.bundle is not None
-        attempt = NewAttempt(
-            teacher=SEED_TEACHER,
-            stage_reached="accepted" if accepted else verdict.stage,
-            verdict="accepted" if accepted else "rejected",
-            code=source,
-            failing_stage=None if accepted else verdict.stage,
-            error=None if accepted else (verdict.error or "rejected"),
-            latency_s=latency,
+
+def record_verdict(
+    repo: ArchiveRepository,
+    run_id: int,
+    domain: str,
+    teacher: str,
+    code: str,
+    verdict: Verdict,
+    latency_s: float,
+    *,
+    parent_id: int | None = None,
+    name: str | None = None,
+) -> RecordedAttempt:
+    """Store a level validated outside a teacher (seed levels, hand-written submissions)."""
+    accepted = verdict.accepted and verdict.bundle is not None
+    attempt = NewAttempt(
+        teacher=teacher,
+        stage_reached="accepted" if accepted else verdict.stage,
+        verdict="accepted" if accepted else "rejected",
+        parent_id=parent_id,
+        code=code,
+        failing_stage=None if accepted else verdict.stage,
+        error=None if accepted else (verdict.error or "rejected"),
+        latency_s=latency_s,
+    )
+    level = None
+    if accepted and verdict.bundle is not None:
+        bundle = verdict.bundle
+        level = NewLevel(
+            domain=domain,
+            content_hash=bundle.content_hash,
+            teacher=teacher,
+            code=code,
+            description=bundle.description,
+            bundle=bundle.to_bytes(),
+            bundle_format=BUNDLE_FORMAT,
+            name=name,
+            meta={"difficulty": dict(verdict.difficulty)},
+            parent_ids=() if parent_id is None else (parent_id,),
         )
-        level = None
-        if accepted and verdict.bundle is not None:
-            bundle = verdict.bundle
-            level = NewLevel(
-                domain=self.domain,
-                content_hash=bundle.content_hash,
-                teacher=SEED_TEACHER,
-                code=source,
-                description=bundle.description,
-                bundle=bundle.to_bytes(),
-                bundle_format=BUNDLE_FORMAT,
-                name=name,
-                meta={"difficulty": dict(verdict.difficulty)},
-            )
-        self.repo.record_attempt(self.run_id, attempt, level)
+    return repo.record_attempt(run_id, attempt, level)
 
 
 async def _wait_any(running: set[asyncio.Task[None]], stop: asyncio.Event, timeout: float) -> None:
