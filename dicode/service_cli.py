@@ -11,7 +11,7 @@ import typer
 
 
 def run(
-    profile: Annotated[str, typer.Option(help="quick (Tetris, mutation teacher) or llm.")] = "quick",
+    profile: Annotated[str, typer.Option(help="quick (mutation teacher) or llm.")] = "quick",
     name: Annotated[str | None, typer.Option(help="Run name (default: the profile).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an existing run.")] = False,
     minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes.")] = None,

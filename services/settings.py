@@ -32,8 +32,8 @@ class GeneratorSettings:
 class StudentSettings:
     """How the student trains and how often it reports."""
 
-    ppo: PPOConfig = PPOConfig()
-    curriculum: CurriculumConfig = CurriculumConfig()
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    curriculum: CurriculumConfig = field(default_factory=CurriculumConfig)
     iterations_per_session: int = 4  # PPO iterations with fixed slots
     checkpoint_every: int = 2  # sessions between checkpoints
     keep_checkpoints: int = 3  # checkpoint files kept on disk (rows stay in the archive)
@@ -55,10 +55,10 @@ class RunSettings:
     profile: str = "quick"
     domain: str = "tetris"
     seed: int = 0
-    generator: GeneratorSettings = GeneratorSettings()
-    student: StudentSettings = StudentSettings()
-    evaluator: EvaluatorSettings = EvaluatorSettings()
-    archive: ArchiveConfig = ArchiveConfig()
+    generator: GeneratorSettings = field(default_factory=GeneratorSettings)
+    student: StudentSettings = field(default_factory=StudentSettings)
+    evaluator: EvaluatorSettings = field(default_factory=EvaluatorSettings)
+    archive: ArchiveConfig = field(default_factory=ArchiveConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -290,7 +290,9 @@ class _ArchiveCollector:
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         families = {
-            key: GaugeMetricFamily(f"dicode_archive_{key}", f"archive {key} per run", labels=["run"])
+            key: GaugeMetricFamily(
+                f"dicode_archive_{key}", f"archive {key} per run", labels=["run"]
+            )
             for key in ("levels", "accepted", "rejected", "edges", "active")
         }
         try:

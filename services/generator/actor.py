@@ -45,4 +45,6 @@ class GeneratorWorker:
         return stats
 
 
-GeneratorActor = ray.remote(num_cpus=0, max_concurrency=8)(GeneratorWorker)
+# Async actor: attempts, status() and stop() share its event loop.
+_OPTIONS: dict[str, Any] = {"num_cpus": 0, "max_concurrency": 8}
+GeneratorActor: Any = ray.remote(**_OPTIONS)(GeneratorWorker)

@@ -7,6 +7,7 @@ attempt. Living in the database, the flag survives restarts of either side.
 from __future__ import annotations
 
 from archive_db import ArchiveRepository
+from archive_db.records import EventInfo
 
 CONTROL_EVENT = "generation_control"
 
@@ -22,7 +23,7 @@ def is_paused(repo: ArchiveRepository, run_id: int) -> bool:
     return bool(newest and newest.payload.get("paused"))
 
 
-def _newest(repo: ArchiveRepository, run_id: int):  # type: ignore[no-untyped-def]
+def _newest(repo: ArchiveRepository, run_id: int) -> EventInfo | None:
     # Events are few per run; the newest control event is the last of its kind.
     events = repo.list_events(run_id=run_id, kind=CONTROL_EVENT)
     return events[-1] if events else None

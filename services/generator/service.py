@@ -44,6 +44,7 @@ from services.student.target import TARGET_EVENT
 
 log = logging.getLogger(__name__)
 SEED_TEACHER = "seed"
+DEFAULT_ARCHIVE = ArchiveConfig()
 HUMAN_TEACHER = "human"  # levels submitted through the API
 
 
@@ -78,7 +79,7 @@ class Generator:
         repository: ArchiveRepository,
         run_id: int,
         settings: GeneratorSettings,
-        archive: ArchiveConfig = ArchiveConfig(),
+        archive: ArchiveConfig = DEFAULT_ARCHIVE,
         *,
         domain: str = "tetris",
         seed: int = 0,

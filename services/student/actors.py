@@ -103,5 +103,6 @@ class EvaluatorWorker:
 
 
 # Zero CPUs reserved: on a 2-core laptop the OS shares the cores; Ray must not refuse to start.
-StudentActor = ray.remote(num_cpus=0, max_concurrency=2)(StudentWorker)
-EvaluatorActor = ray.remote(num_cpus=0, max_concurrency=2)(EvaluatorWorker)
+_OPTIONS: dict[str, Any] = {"num_cpus": 0, "max_concurrency": 2}
+StudentActor: Any = ray.remote(**_OPTIONS)(StudentWorker)
+EvaluatorActor: Any = ray.remote(**_OPTIONS)(EvaluatorWorker)

@@ -39,7 +39,7 @@ from dicode.student.ppo import RunnerState, Trainer
 from services.settings import StudentSettings
 
 SESSION_EVENT = "student_session"
-CHECKPOINT_EVENT = "student_checkpoint"
+DEFAULT_ARCHIVE = ArchiveConfig()
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class SessionReport:
 def pool_from_bundle(data: bytes) -> TetrisLevel:
     """The stacked initial states of a stored level bundle."""
     bundle = LevelBundle.from_bytes(data)
-    return TetrisLevel(**{key: np.asarray(value) for key, value in bundle.pool.items()})
+    return TetrisLevel(**{key: jnp.asarray(value) for key, value in bundle.pool.items()})
 
 
 @dataclass
@@ -97,7 +97,7 @@ class StudentLoop:
         run_id: int,
         run_dir: str | Path,
         settings: StudentSettings,
-        archive: ArchiveConfig = ArchiveConfig(),
+        archive: ArchiveConfig = DEFAULT_ARCHIVE,
         *,
         resume: bool = True,
     ) -> None:
@@ -140,8 +140,9 @@ class StudentLoop:
             self.progress.np_rng,
             self.settings.curriculum,
         )
+        slot_ids = [int(x) for x in slot_levels]
         slots = build_slots(
-            [int(x) for x in slot_levels],
+            slot_ids,
             self._load_pools(slot_levels),
             self._target_pool,
             ppo.pool_size,
@@ -154,7 +155,7 @@ class StudentLoop:
             self.runner, stats, metrics = self.trainer.iterate(
                 self.runner, slots, reset if i == 0 else keep, jnp.float32(self.progress.r_prev)
             )
-            outcomes = merge_outcomes(outcomes, level_outcomes(slot_levels, stats))
+            outcomes = merge_outcomes(outcomes, level_outcomes(slot_ids, stats))
             losses = {k: float(v) for k, v in metrics.items()}
         self.progress.session += 1
         self.progress.env_steps += ppo.batch_size * self.settings.iterations_per_session

@@ -14,9 +14,9 @@ from archive_db import ArchiveRepository
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from services.api.app import create_app
-from services.settings import RunSettings
 from services.generator.control import is_paused
 from services.generator.service import Generator
+from services.settings import RunSettings
 from services.student.loop import StudentLoop
 from tests.services.conftest import TINY, ServerThread, new_run
 
