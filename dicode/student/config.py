@@ -27,13 +27,13 @@ class PPOConfig:
     # --- PPO / GAE -----------------------------------------------------------------------
     gamma: float = 0.99  # discount per piece
     gae_lambda: float = 0.9  # GAE lambda
-    learning_rate: float = 1e-3  # Adam step size
+    learning_rate: float = 3e-3  # Adam step size
     anneal_lr: bool = False  # linearly decay the step size to 0 over num_iterations
     num_iterations: int = 200  # only used by the schedule when anneal_lr is on
     update_epochs: int = 4  # passes over each batch
     num_minibatches: int = 4  # minibatches per epoch
     clip_eps: float = 0.2  # policy ratio clip
-    ent_coef: float = 0.01  # entropy bonus weight
+    ent_coef: float = 0.001  # entropy bonus weight (the lookahead policy sharpens itself)
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # global gradient-norm clip
     reward_scale: float = 0.1  # rewards are multiplied by this before GAE (keeps values O(10))
@@ -41,7 +41,8 @@ class PPOConfig:
     # --- network (raw boards in; see networks.py) ---------------------------------------
     column_features: int = 16  # per-column encoder width (shared across columns)
     row_features: int = 8  # per-row encoder width (shared across rows)
-    hidden: int = 64  # width of the MLP on top of the encoders
+    hidden: int = 32  # width of the MLP on top of the encoders
+    column_layers: int = 2  # depth of the per-column encoder
     init_beta: float = 10.0  # initial inverse temperature of the lookahead policy (learned)
     lookahead: bool = True  # logits = beta*(line reward + gamma*V(afterstate)); else own head
 

@@ -136,7 +136,7 @@ def build_slots(
     def fitted(pool: TetrisLevel) -> TetrisLevel:
         size = int(pool.board.shape[0])
         index = np.arange(pool_size) % size
-        return TetrisLevel(*(np.asarray(leaf)[index] for leaf in _leaves(pool)))
+        return TetrisLevel(*(jnp.asarray(np.asarray(leaf)[index]) for leaf in _leaves(pool)))
 
     chosen = [fitted(target_pool if lvl == TARGET else pools[lvl]) for lvl in slot_levels]
     return TetrisLevel(
@@ -144,7 +144,7 @@ def build_slots(
     )
 
 
-def _leaves(level: TetrisLevel) -> tuple[np.ndarray, ...]:
+def _leaves(level: TetrisLevel) -> tuple[jnp.ndarray, ...]:
     return (level.board, level.piece_weights, level.sequence, level.goal_lines, level.goal_pieces)
 
 
@@ -174,6 +174,4 @@ def merge_outcomes(
 
 def replay_scores(outcomes: Mapping[int, LevelOutcome]) -> dict[int, float]:
     """Learnability ``p(1−p)`` of every non-target level with its session's success rate."""
-    return {
-        lvl: learnability(o.success_rate) for lvl, o in outcomes.items() if lvl != TARGET
-    }
+    return {lvl: learnability(o.success_rate) for lvl, o in outcomes.items() if lvl != TARGET}

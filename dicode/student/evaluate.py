@@ -1,12 +1,15 @@
-"""Greedy evaluation of the student on the target game (the standard empty-board game).
+"""Greedy evaluation of the student on the target protocol (``docs/evaluation.md``).
 
-The policy plays the highest-logit legal placement. Games run in parallel until each is over
-or has placed ``piece_cap`` pieces; the result is lines cleared per game.
+Same games as ``dicode.domains.tetris.evaluate.play`` (game ``i`` of seed ``S`` uses
+``fold_in(key(S), i)``, split into reset and play keys; step ``t`` folds ``t`` into the play
+key and splits it into a policy and an engine key), but the network parameters are an argument
+of one jitted function, so evaluating every few iterations compiles once. The greedy policy
+plays the legal placement with the highest logit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,11 +18,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from dicode.domains.tetris.schema import target_level
-from dicode.student import tetris_env as env
+from dicode.domains.tetris import engine
+from dicode.domains.tetris.evaluate import DEFAULT_GAMES, DEFAULT_SEED
+from dicode.domains.tetris.placements import afterstates
 
-# Evaluation seeds of the target protocol: never used for training or tuning.
-EVAL_SEEDS: tuple[int, ...] = tuple(range(1_000_000, 1_000_020))
+Evaluator = Callable[[Any], tuple[jnp.ndarray, jnp.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -38,52 +41,47 @@ class EvalResult:
         return float(self.lines.std())
 
 
+def greedy_action(network: nn.Module, params: Any, board: jnp.ndarray, piece: jnp.ndarray) -> Any:
+    """The legal placement whose afterstate scores highest."""
+    after = afterstates(board, piece)
+    logits, _ = network.apply(params, board, after.boards, after.lines, after.legal)
+    return jnp.argmax(logits)
+
+
 def make_greedy_evaluator(
-    network: nn.Module, piece_cap: int
-) -> Callable[[Any, jnp.ndarray], tuple[jnp.ndarray, jnp.ndarray]]:
-    """A jitted ``(params, game_keys) -> (lines, pieces)``, one game per key."""
-    level = target_level()
+    network: nn.Module,
+    games: int = DEFAULT_GAMES,
+    max_pieces: int = 1_000,
+    seed: int = DEFAULT_SEED,
+) -> Evaluator:
+    """A jitted ``params -> (lines, pieces)`` over the protocol's ``games`` games."""
+    rules = engine.EnvParams()
+    root = jax.random.key(seed)
+    game_keys = jax.vmap(lambda i: jax.random.fold_in(root, i))(jnp.arange(games))
+    reset_keys, play_keys = jnp.moveaxis(jax.vmap(jax.random.split)(game_keys), 1, 0)
 
-    def run(params: Any, keys: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
-        states = jax.vmap(lambda k: env.reset(k, level))(keys)
+    def run(params: Any) -> tuple[jnp.ndarray, jnp.ndarray]:
+        def one_step(play_key: jax.Array, state: engine.EnvState, t: jnp.ndarray) -> Any:
+            _, key_env = jax.random.split(jax.random.fold_in(play_key, t))
+            action = greedy_action(network, params, state.board, state.piece)
+            return engine.step(key_env, state, action, rules)[1]
 
-        def not_finished(carry: tuple) -> jnp.ndarray:
-            states, t = carry
-            return (t < piece_cap) & jnp.any(~states.done)
+        def still_playing(carry: tuple) -> jnp.ndarray:
+            t, states = carry
+            return (t < max_pieces) & jnp.any(~states.done)
 
-        def body(carry: tuple) -> tuple:
-            states, t = carry
-            obs = jax.vmap(env.observe)(states)
-            logits, _ = network.apply(params, obs.board, obs.afterstates, obs.lines, obs.legal)
-            action = jnp.argmax(logits, axis=-1)
-            step_keys = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-            new_states, _, _, _ = jax.vmap(env.step)(step_keys, states, action)
-            # Games at the cap stop placing pieces (the engine freezes done games itself).
-            at_cap = states.pieces >= piece_cap
-            new_states = jax.tree_util.tree_map(
-                lambda new, old: jnp.where(
-                    at_cap.reshape(at_cap.shape + (1,) * (new.ndim - 1)), old, new
-                ),
-                new_states,
-                states,
-            )
-            return new_states, t + 1
+        def advance(carry: tuple) -> tuple:
+            t, states = carry
+            return t + 1, jax.vmap(one_step, in_axes=(0, 0, None))(play_keys, states, t)
 
-        states, _ = jax.lax.while_loop(not_finished, body, (states, jnp.int32(0)))
+        _, states = jax.vmap(lambda k: engine.reset(k, rules))(reset_keys)
+        _, states = jax.lax.while_loop(still_playing, advance, (jnp.int32(0), states))
         return states.lines, states.pieces
 
     return jax.jit(run)
 
 
-def evaluate_greedy(
-    network: nn.Module,
-    params: Any,
-    seeds: Sequence[int] = EVAL_SEEDS,
-    piece_cap: int = 1000,
-    evaluator: Callable[[Any, jnp.ndarray], tuple[jnp.ndarray, jnp.ndarray]] | None = None,
-) -> EvalResult:
-    """Lines per game of the greedy policy on the target game, one game per seed."""
-    run = evaluator or make_greedy_evaluator(network, piece_cap)
-    keys = jnp.stack([jax.random.PRNGKey(s) for s in seeds])
-    lines, pieces = run(params, keys)
+def evaluate_greedy(evaluator: Evaluator, params: Any) -> EvalResult:
+    """Lines and pieces per game of the greedy policy."""
+    lines, pieces = evaluator(params)
     return EvalResult(np.asarray(lines), np.asarray(pieces))

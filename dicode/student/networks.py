@@ -19,12 +19,15 @@ class BoardTrunk(nn.Module):
     column_features: int
     row_features: int
     hidden: int
+    column_layers: int = 1
 
     @nn.compact
     def __call__(self, board: jnp.ndarray) -> jnp.ndarray:
         board = board.astype(jnp.float32)
         columns = jnp.swapaxes(board, -1, -2)  # (..., W, H)
-        col = nn.relu(nn.Dense(self.column_features, name="column")(columns))
+        col = columns
+        for i in range(self.column_layers):
+            col = nn.relu(nn.Dense(self.column_features, name=f"column{i}")(col))
         row = nn.relu(nn.Dense(self.row_features, name="row")(board))  # (..., H, r)
         lead = board.shape[:-2]
         feats = jnp.concatenate([col.reshape(*lead, -1), row.reshape(*lead, -1)], axis=-1)
@@ -42,12 +45,15 @@ class AfterstateActorCritic(nn.Module):
     column_features: int = 16
     row_features: int = 8
     hidden: int = 64
+    column_layers: int = 1
     lookahead: bool = True
     gamma: float = 0.99
     init_beta: float = 10.0
 
     def setup(self) -> None:
-        self.trunk = BoardTrunk(self.column_features, self.row_features, self.hidden)
+        self.trunk = BoardTrunk(
+            self.column_features, self.row_features, self.hidden, self.column_layers
+        )
         self.policy_hidden = nn.Dense(self.hidden)
         self.policy_out = nn.Dense(1, kernel_init=nn.initializers.orthogonal(0.01))
         self.value_hidden = nn.Dense(self.hidden)

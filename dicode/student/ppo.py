@@ -15,7 +15,7 @@ counts how often the update was traced, so tests can prove it stays at one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import flax.struct
 import jax
@@ -70,8 +70,13 @@ def completion_bonus(success: jnp.ndarray, r_prev: jnp.ndarray, config: PPOConfi
 
 def make_network(config: PPOConfig) -> AfterstateActorCritic:
     return AfterstateActorCritic(
-        config.column_features, config.row_features, config.hidden, config.lookahead, config.gamma,
-        config.init_beta,
+        column_features=config.column_features,
+        row_features=config.row_features,
+        hidden=config.hidden,
+        column_layers=config.column_layers,
+        lookahead=config.lookahead,
+        gamma=config.gamma,
+        init_beta=config.init_beta,
     )
 
 
@@ -147,7 +152,8 @@ class Trainer:
 
     def policy(self, params: Any, obs: env.Obs) -> tuple[jnp.ndarray, jnp.ndarray]:
         """Masked logits and values for a batch of observations."""
-        return self.network.apply(params, obs.board, obs.afterstates, obs.lines, obs.legal)
+        out = self.network.apply(params, obs.board, obs.afterstates, obs.lines, obs.legal)
+        return cast(tuple[jnp.ndarray, jnp.ndarray], out)
 
     # ------------------------------------------------------------------------------------
     def _iterate(
@@ -170,7 +176,7 @@ class Trainer:
         ep_len = jnp.where(renew, 0, runner.episode_length)
         params = runner.train.params
 
-        def env_step(carry: tuple, _: Any) -> tuple[tuple, tuple[_Step, jnp.ndarray]]:
+        def env_step(carry: tuple, _: Any) -> tuple[tuple, tuple[_Step, tuple]]:
             env_state, obs, ep_ret, ep_len, rng = carry
             rng, k_act, k_step, k_reset = jax.random.split(rng, 4)
             logits, value = self.policy(params, obs)
@@ -186,7 +192,9 @@ class Trainer:
             achieved = info["success"] & ~env_state.done
             bonus = completion_bonus(achieved, r_prev, c)
             # A truncated episode is not a loss: bootstrap from the value of where it stopped.
-            stop_value = self.network.apply(params, next_state.board, method="value")
+            stop_value: jnp.ndarray = self.network.apply(  # type: ignore[assignment]
+                params, next_state.board, method="value"
+            )
             shaped = (reward + bonus) * c.reward_scale
             shaped = shaped + jnp.where(truncated, c.gamma * stop_value, 0.0)
             finished = (
@@ -295,7 +303,5 @@ def _gae(traj: _Step, last_value: jnp.ndarray, c: PPOConfig) -> tuple[jnp.ndarra
         gae = delta + c.gamma * c.gae_lambda * not_done * gae
         return (gae, step.value), gae
 
-    _, adv = jax.lax.scan(
-        back, (jnp.zeros_like(last_value), last_value), traj, reverse=True
-    )
+    _, adv = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
     return adv, adv + traj.value

@@ -1,4 +1,4 @@
-"""Grows a list of arrays until memory runs out."""
+"""Grows a list of 160 MB arrays until memory runs out."""
 # expect-stage: sandbox_build
 # expect-error: MemoryError
 import numpy as np
@@ -7,4 +7,4 @@ import numpy as np
 def build(level, rng):
     hoard = []
     while True:
-        hoard.append(np.ones(10_000_000))
+        hoard.append(np.empty(20_000_000))

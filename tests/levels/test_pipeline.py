@@ -11,7 +11,7 @@ import pytest
 from dicode.domains.tetris.builder import make_builder
 from dicode.domains.tetris.rollouts import TetrisRollouts
 from dicode.domains.tetris.seeds import seed_level_sources
-from dicode.levels.pipeline import Validator
+from dicode.levels.pipeline import Validator, validate_level
 from dicode.levels.verdict import STAGES
 
 SEEDS = seed_level_sources()
@@ -82,3 +82,12 @@ def test_rollouts_report_a_blocked_spawn_from_the_real_engine() -> None:
     pool["board"][1, 19, 3:7] = 1
     report = TetrisRollouts(steps=300).evaluate(pool, seed=0)
     assert report.problem is not None and "cannot spawn in 1 instances" in report.problem
+
+
+def test_validate_level_one_off_entry_point(validator: Validator) -> None:
+    # `validator` is requested only so the shared rollout compile has happened already.
+    accepted = validate_level(SEEDS["02_first_line"], "tetris", pool_size=32, seed=3)
+    rejected = validate_level('"""x"""\nimport os\ndef build(level, rng):\n    pass\n')
+    assert accepted.accepted and accepted.bundle is not None
+    assert accepted.bundle.provenance()["seed"] == 3
+    assert not rejected.accepted and rejected.stage == "static_policy"

@@ -90,7 +90,7 @@ def test_a_hanging_level_is_killed_at_the_wall_clock_limit(pool: SandboxPool) ->
     result = pool.build('"""Hang."""\n' + source, pool_size=1)
     assert not result.ok
     assert "timeout" in str(result.error)
-    assert 3.5 < result.run_seconds < 8
+    assert 3.5 < result.run_seconds < 15  # the 4 s limit plus killing and reaping under load
     assert pool.build(GARBAGE_LEVEL, pool_size=2).ok
     assert stray_workers(pool) == []
 

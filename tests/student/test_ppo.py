@@ -20,9 +20,7 @@ def _survive_one_piece() -> TetrisLevel:
 def _garbage_level() -> TetrisLevel:
     board = np.zeros((20, 10), np.uint8)
     board[:4, :9] = 1
-    return dataclasses.replace(
-        target_level(), board=jnp.asarray(board), goal_lines=jnp.int32(2)
-    )
+    return dataclasses.replace(target_level(), board=jnp.asarray(board), goal_lines=jnp.int32(2))
 
 
 def test_compile_count_stays_flat_across_slot_swaps(
@@ -37,7 +35,7 @@ def test_compile_count_stays_flat_across_slot_swaps(
     ]
     before = tiny_trainer.trace_count
     for slots, reset in swaps:
-        runner, stats, _ = tiny_trainer.iterate(runner, slots, jnp.asarray(reset), jnp.float32(3))
+        runner, _, _ = tiny_trainer.iterate(runner, slots, jnp.asarray(reset), jnp.float32(3))
     assert tiny_trainer.trace_count - before <= 1  # the first call may trace, no later one
     assert tiny_trainer.iterate._cache_size() == 1
     assert int(runner.iteration) == len(swaps)

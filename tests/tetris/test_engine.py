@@ -16,7 +16,7 @@ from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.pieces import PIECE_CELLS, PIECE_HEIGHT, PIECE_WIDTH
 from dicode.domains.tetris.placements import afterstates, legal_mask
 from dicode.domains.tetris.schema import MAX_SEQUENCE, PIECE_NAMES, stack_levels, target_level
-from tests.tetris.conftest import HEIGHT, WIDTH, boards
+from tests.tetris.strategies import HEIGHT, WIDTH, boards
 
 PARAMS = EnvParams()
 _reset = jax.jit(engine.reset, static_argnums=1)
@@ -185,3 +185,22 @@ def test_reset_from_pool_draws_every_instance_and_vmaps() -> None:
 def test_mismatched_level_shape_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="does not match"):
         engine.reset(jax.random.key(0), EnvParams(width=8), target_level())
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_a_random_game_conserves_cells_and_never_overlaps(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    _, state = _reset(jax.random.key(seed), PARAMS)
+    for t in range(40):
+        legal = np.flatnonzero(np.asarray(_legal(state.board, state.piece)))
+        before = np.asarray(state.board).copy()
+        _, state, _, done, info = _step(jax.random.key(t), state, int(rng.choice(legal)), PARAMS)
+        after = np.asarray(state.board)
+        # Cells = 4 per placed piece minus a full row per cleared line, from an empty board.
+        assert int(after.sum()) == 4 * int(state.pieces) - WIDTH * int(state.lines)
+        if int(info["lines"]) == 0:
+            # Without a clear, every filled cell stays and exactly four are added.
+            assert np.all(after >= before) and int((after - before).sum()) == 4
+        if bool(done):
+            break

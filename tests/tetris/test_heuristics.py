@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
 from dicode.domains.tetris.heuristics import board_features, make_policy
-from tests.tetris.conftest import boards
+from tests.tetris.strategies import boards
 
 _features = jax.jit(board_features)
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from dicode.domains.tetris.pieces import PIECE_CELLS, PIECE_HEIGHT, PIECE_WIDTH
 from dicode.domains.tetris.placements import afterstates, clear_lines, legal_mask
 from dicode.domains.tetris.schema import PIECE_NAMES
-from tests.tetris.conftest import HEIGHT, WIDTH, boards
+from tests.tetris.strategies import HEIGHT, WIDTH, boards
 
 _afterstates = jax.jit(afterstates)
 _clear = jax.jit(clear_lines)

@@ -88,11 +88,8 @@ def eval_command(
     if as_json:
         typer.echo(json.dumps(result))
         return
-    mode = " (legacy actions)" if legacy_actions else ""
-    table = Table(
-        title=f"{policy}{mode}: {games} games, cap {max_pieces} pieces, seed {seed}, "
-        f"{result['randomiser']} pieces"
-    )
+    mode = ", legacy actions" if legacy_actions else ""
+    table = Table(title=f"{policy}{mode}: {games} games, cap {max_pieces:,} pieces")
     table.add_column("metric")
     for column in ("mean", "median", "min", "max"):
         table.add_column(column, justify="right")
@@ -101,7 +98,8 @@ def eval_command(
         table.add_row(metric, *(f"{values[k]:,.1f}" for k in ("mean", "median", "min", "max")))
     console.print(table)
     console.print(
-        f"reached the cap: {result['capped']}/{games} games   ({result['seconds']:.1f} s)"
+        f"reached the cap: {result['capped']}/{games} · seed {seed} · "
+        f"{result['randomiser']} pieces · {result['seconds']:.1f} s"
     )
 
 

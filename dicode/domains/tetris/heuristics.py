@@ -1,22 +1,22 @@
 """Hand-made one-piece placement planners as vectorised JAX policies over afterstates.
 
 Each planner computes board features of every candidate afterstate, scores them with a fixed
-weight vector, and takes the argmax over legal candidates (the first index on ties). Weights
-and features follow ``reference-tetris.md``:
+weight vector, and takes the argmax over legal candidates. Weights and features follow
+``reference-tetris.md`` (· = not used):
 
-==================  ===========  =================  ========
-feature             Dellacherie  El-Tetris          BCTS
-==================  ===========  =================  ========
-landing height      −1           −4.500158825082766 −12.63
-eroded piece cells  +1           ·                  +6.60
-rows eliminated     ·            +3.4181268101392694 ·
-row transitions     −1           −3.2178882868487753 −9.22
-column transitions  −1           −9.348695305445199  −19.77
-holes               −4           −7.899265427351652  −13.08
-cumulative wells    −1           −3.3855972247263626 −10.49
-hole depth          ·            ·                  −1.61
-rows with holes     ·            ·                  −24.04
-==================  ===========  =================  ========
+==================  ===========  ===================  ======
+feature             Dellacherie  El-Tetris            BCTS
+==================  ===========  ===================  ======
+landing height      −1           −4.500158825082766   −12.63
+eroded piece cells  +1           ·                    +6.60
+rows eliminated     ·            +3.4181268101392694  ·
+row transitions     −1           −3.2178882868487753  −9.22
+column transitions  −1           −9.348695305445199   −19.77
+holes               −4           −7.899265427351652   −13.08
+cumulative wells    −1           −3.3855972247263626  −10.49
+hole depth          ·            ·                    −1.61
+rows with holes     ·            ·                    −24.04
+==================  ===========  ===================  ======
 
 Ties (equal scores up to float rounding) are broken as in Dellacherie's published planner:
 prefer the placement farthest from the spawn column, then one left of it, then the lower
@@ -38,7 +38,6 @@ Feature definitions (board row 0 = bottom):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -191,8 +190,3 @@ def make_policy(name: str, legacy_actions: bool = False) -> Policy:
         return best_candidate(value, priority)
 
     return policy
-
-
-def describe(name: str) -> dict[str, Any]:
-    """Feature weights of a heuristic policy, for display."""
-    return {f: float(w) for f, w in zip(FEATURES, WEIGHTS[name], strict=True) if w != 0}

@@ -1,0 +1,115 @@
+"""The training mixture: target share, new levels first, PLR replay, per-level outcomes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dicode.domains.tetris.schema import stack_levels, target_level
+from dicode.student.curriculum import (
+    TARGET,
+    CurriculumConfig,
+    CurriculumState,
+    build_slots,
+    level_outcomes,
+    num_target_slots,
+    plan_slots,
+    replay_scores,
+)
+from dicode.student.ppo import SlotStats
+
+
+def test_a_fifth_of_the_slots_play_the_target_game() -> None:
+    assert num_target_slots(10, CurriculumConfig()) == 2
+    assert num_target_slots(5, CurriculumConfig()) == 1
+    assert num_target_slots(2, CurriculumConfig()) == 1  # never zero
+    assert num_target_slots(10, CurriculumConfig(target_fraction=0.5)) == 5
+
+
+def test_new_levels_come_first_then_replay_fills_the_rest() -> None:
+    rng = np.random.default_rng(0)
+    slots, reset, state = plan_slots(
+        CurriculumState(),
+        5,
+        new_levels=[7],
+        active_ids=[1, 2, 3],
+        active_scores=[0.25, 0, 0.1],
+        rng=rng,
+    )
+    assert slots[0] == TARGET and slots[1] == 7
+    assert set(slots[2:].tolist()) <= {1, 2, 3} and len(set(slots[2:].tolist())) == 3
+    assert reset.all()  # every slot changed from the empty start
+    # Next session: 7 was trained, so it is not "new" any more.
+    slots2, _, _ = plan_slots(state, 5, [7], [1, 2, 3], [0.25, 0, 0.1], rng)
+    assert 7 not in slots2.tolist()
+
+
+def test_unchanged_slots_are_not_reset() -> None:
+    rng = np.random.default_rng(0)
+    _, _, state = plan_slots(CurriculumState(), 2, [], [4], [0.2], rng)
+    slots, reset, _ = plan_slots(state, 2, [], [4], [0.2], rng)
+    assert slots.tolist() == [TARGET, 4] and not reset.any()
+
+
+def test_without_levels_every_slot_plays_the_target() -> None:
+    slots, _, _ = plan_slots(CurriculumState(), 4, [], [], [], np.random.default_rng(0))
+    assert (slots == TARGET).all()
+
+
+def test_replay_prefers_learnable_levels() -> None:
+    rng = np.random.default_rng(1)
+    counts = {1: 0, 2: 0}
+    state = CurriculumState()
+    for _ in range(400):
+        slots, _, state = plan_slots(state, 2, [], [1, 2], [0.25, 0.0], rng)
+        counts[int(slots[1])] += 1
+    assert counts[1] > counts[2]  # rank 1 beats rank 2 (staleness keeps 2 alive)
+    assert counts[2] > 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    num_slots=st.integers(2, 12),
+    new=st.lists(st.integers(0, 200), max_size=40, unique=True),
+    seed=st.integers(0, 1000),
+)
+def test_every_new_level_is_trained_within_its_turn(
+    num_slots: int, new: list[int], seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    config = CurriculumConfig()
+    free = num_slots - num_target_slots(num_slots, config)
+    state = CurriculumState()
+    sessions = -(-len(new) // free) if new else 0
+    for _ in range(sessions):
+        slots, _, state = plan_slots(state, num_slots, new, new, [0.1] * len(new), rng, config)
+        assert (slots == TARGET).sum() == num_target_slots(num_slots, config)
+    assert set(new) <= state.trained
+
+
+def test_build_slots_stacks_fixed_shapes_whatever_the_pool_sizes() -> None:
+    board = np.zeros((20, 10), np.uint8)
+    board[0, :5] = 1
+    small = stack_levels([dataclasses.replace(target_level(), board=jnp.asarray(board))])
+    big = stack_levels([target_level()] * 5)
+    slots = build_slots([TARGET, 3, 4], {3: small, 4: big}, stack_levels([target_level()]), 3)
+    assert slots.board.shape == (3, 3, 20, 10)
+    assert int(slots.board[1].sum()) == 3 * 5 and int(slots.board[0].sum()) == 0
+
+
+def test_outcomes_are_summed_per_level_and_scored_by_learnability() -> None:
+    stats = SlotStats(
+        episodes=np.array([4, 2, 6]),
+        successes=np.array([0, 1, 3]),
+        return_sum=np.array([40.0, 10.0, 30.0]),
+        lines_sum=np.array([8, 0, 0]),
+        length_sum=np.array([100, 10, 30]),
+    )
+    out = level_outcomes([TARGET, 9, 9], stats)
+    assert out[TARGET].mean_return == 10.0 and out[TARGET].success_rate == 0.0
+    assert out[9].episodes == 8 and out[9].successes == 4 and out[9].success_rate == 0.5
+    assert replay_scores(out) == {9: 0.25}
