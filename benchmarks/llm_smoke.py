@@ -33,17 +33,20 @@ from dicode.testing.local_llm import LlamaCppServer, smollm2_gguf_path, unavaila
 DEFAULT_PARENT = Path(__file__).resolve().parents[1] / "tests" / "teachers" / "levels"
 
 
-def smoke_settings() -> LLMTeacherSettings:
+def smoke_settings(repair_rounds: int = 2) -> LLMTeacherSettings:
     """Paper sampling; token budgets sized to the small model's 8k context; llama.cpp's
     structured-output dialect (it rejects the ``json_schema`` form vLLM uses)."""
     return LLMTeacherSettings(
-        description_max_tokens=512, code_max_tokens=768, structured_output="json_object"
+        repair_rounds=repair_rounds,
+        description_max_tokens=512,
+        code_max_tokens=768,
+        structured_output="json_object",
     )
 
 
 async def drive(
     base_url: str, model: str, parent_path: Path, levels: int, *,
-    pool_size: int, rollouts: bool, seed: int,
+    pool_size: int, rollouts: bool, seed: int, repair_rounds: int,
 ) -> tuple[list[TeacherResult], float]:
     """Run ``levels`` teacher attempts against ``base_url``; returns results and wall time."""
     config = LLMConfig(base_url=base_url, model=model, timeout_s=600, max_retries=1,
@@ -52,7 +55,7 @@ async def drive(
     validate = sandbox_validator("tetris", seed, pool_size=pool_size, rollouts=rollouts)
     try:
         teacher = LLMTeacher(LLMClient(config), validate, prompts,
-                             render_system_prompt(prompts), smoke_settings())
+                             render_system_prompt(prompts), smoke_settings(repair_rounds))
         parent = read_level_file(parent_path, PerformanceProfile((0.8,), {}))
         examples = tuple(seed_examples("tetris", exclude=parent_path))
         requests = [
@@ -85,7 +88,7 @@ def report(results: list[TeacherResult], wall_s: float, model: str) -> dict[str,
 
 
 def run_smoke(levels: int, out: Path | None, *, parent: Path, pool_size: int = 8,
-              rollouts: bool = False, seed: int = 0) -> dict[str, Any]:
+              rollouts: bool = False, seed: int = 0, repair_rounds: int = 2) -> dict[str, Any]:
     """Start the local model, run the teacher, stop the model; the report as a dict."""
     reason = unavailable_reason()
     if reason:
@@ -97,7 +100,8 @@ def run_smoke(levels: int, out: Path | None, *, parent: Path, pool_size: int = 8
         out.mkdir(parents=True, exist_ok=True)
     with LlamaCppServer(model_path, log_path=log) as server:
         results, wall = asyncio.run(drive(server.base_url, server.alias, parent, levels,
-                                          pool_size=pool_size, rollouts=rollouts, seed=seed))
+                                          pool_size=pool_size, rollouts=rollouts, seed=seed,
+                                          repair_rounds=repair_rounds))
     result = report(results, wall, server.alias)
     if out:
         for i, r in enumerate(results):
@@ -114,13 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool-size", type=int, default=8)
     parser.add_argument("--rollouts", action="store_true", help="also run engine rollouts")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repair-rounds", type=int, default=2)
     args = parser.parse_args(argv)
     reason = unavailable_reason()
     if reason:
         print(f"cannot run the smoke test: {reason}", file=sys.stderr)
         return 2
     result = run_smoke(args.levels, args.out, parent=args.parent, pool_size=args.pool_size,
-                       rollouts=args.rollouts, seed=args.seed)
+                       rollouts=args.rollouts, seed=args.seed, repair_rounds=args.repair_rounds)
     print(json.dumps(result))
     return 0
 

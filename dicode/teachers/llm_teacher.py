@@ -159,6 +159,9 @@ class LLMTeacher:
                 return parsed.value
             result.failing_stage = "description"
             result.error = f"description stage: unusable answer: {parsed.error}"
+            # The call worked but its answer did not; say so on the exchange too.
+            result.exchanges[-1].error_kind = "invalid_description"
+            result.exchanges[-1].error = parsed.error
         return None
 
     # ---- stage 2 and repairs -------------------------------------------------------------

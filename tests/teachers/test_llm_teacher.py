@@ -229,6 +229,8 @@ def test_description_retry_recovers_from_one_bad_answer(
     result = propose(make_teacher(server, validate, system_prompt), request_for(parent, seeds))
     assert result.accepted, result.error
     assert [e.stage for e in result.exchanges] == ["description", "description-retry-1", "code"]
+    assert result.exchanges[0].error_kind == "invalid_description"
+    assert "invalid JSON" in (result.exchanges[0].error or "")
 
 
 def test_empty_answers_are_explained(
