@@ -40,7 +40,7 @@ INSTRUCTIONS = (MutationInstruction.HARDER, MutationInstruction.VARY, MutationIn
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--children", type=int, default=20, help="children per instruction")
-    parser.add_argument("--pool-size", type=int, default=16, help="instances per level pool")
+    parser.add_argument("--pool-size", type=int, default=32, help="instances per level pool")
     parser.add_argument("--rollout-steps", type=int, default=300, help="pieces per rollout")
     parser.add_argument("--seed", type=int, default=0, help="teacher seed")
     parser.add_argument("--concurrency", type=int, default=2, help="children validated at once")
