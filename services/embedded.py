@@ -92,6 +92,9 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     except KeyboardInterrupt:
         outcome = "interrupted"
         console.print("stopping (Ctrl-C): finishing the session and attempts in flight…")
+    except Exception:
+        outcome = "failed"
+        raise
     finally:
         _stop(student, student_done, console, "student")
         _stop(evaluator, evaluator_done, console, "evaluator")

@@ -49,7 +49,7 @@ class StudentWorker:
                 break
             if deadline is not None and time.time() >= deadline:
                 break
-            before = self.last.get("env_steps", 0) if "env_steps" in self.last else 0
+            before = int(self.last.get("env_steps", 0))
             report = self.loop.session()
             self.last = report.payload() | {"resumed_from": self.loop.resumed_from}
             self._iterations.set(report.iteration)
