@@ -1,5 +1,5 @@
 """The student service: the PPO trainer from `dicode.student` driven by the archive.
 
-`loop.StudentLoop` and `target.TargetEvaluator` are plain classes (usable without Ray);
+`loop.ArchiveStudent` and `target.TargetEvaluator` are plain classes (usable without Ray);
 `actors` wraps them as Ray actors that also export metrics to the Ray dashboard.
 """

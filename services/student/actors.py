@@ -1,7 +1,7 @@
 """Ray actors around the student library: training and target evaluation.
 
 Both are threaded actors (``max_concurrency=2``) so `stop()` and `status()` are answered while
-`run()` works; they only glue the library (`loop.StudentLoop`, `target.TargetEvaluator`) to the
+`run()` works; they only glue the library (`loop.ArchiveStudent`, `target.TargetEvaluator`) to the
 archive URL and export their figures with ``ray.util.metrics`` (shown by Ray's dashboard and
 its Prometheus endpoint).
 """
@@ -18,7 +18,7 @@ from ray.util import metrics
 
 from archive_db import ArchiveRepository
 from services.settings import RunSettings
-from services.student.loop import StudentLoop
+from services.student.loop import ArchiveStudent
 from services.student.target import TargetEvaluator
 
 
@@ -29,12 +29,13 @@ class StudentWorker:
                  resume: bool = True) -> None:
         self.settings = RunSettings.from_dict(config)
         self.repo = ArchiveRepository.open(db_url)
-        self.loop = StudentLoop(
+        self.loop = ArchiveStudent(
             self.repo, run_id, Path(run_dir), self.settings.student, self.settings.archive,
             resume=resume,
         )
         self._stop = threading.Event()
         self.last: dict[str, Any] = {"iteration": self.loop.iteration,
+                                     "env_steps": self.loop.env_steps,
                                      "resumed_from": self.loop.resumed_from}
         self._iterations = metrics.Gauge("dicode_student_iteration", "PPO iterations so far")
         self._steps = metrics.Counter("dicode_student_env_steps", "environment steps trained")

@@ -1,8 +1,8 @@
-"""Target evaluations: the greedy student on the standard game, on the latest checkpoint.
+"""Target evaluations: the greedy student on the target protocol, on the newest checkpoint.
 
-The protocol is `dicode.student.evaluate` (fixed evaluation seeds, a piece cap, lines per
-game). Each measurement is stored as a `target_eval` event of the run, which the API serves as
-a time series and the terminal view shows as "target lines".
+The protocol is `dicode.student.evaluate` (the standard game, fixed seeds, a piece cap, lines
+per game). Each measurement is stored as a `target_eval` event of the run, which the API serves
+as a time series and the terminal view shows as "target lines".
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from archive_db import ArchiveRepository
 from dicode.domains.tetris.schema import stack_levels, target_level
 from dicode.student.checkpoint import load_checkpoint
 from dicode.student.curriculum import TARGET, build_slots
-from dicode.student.evaluate import EVAL_SEEDS, evaluate_greedy, make_greedy_evaluator
+from dicode.student.evaluate import evaluate_greedy, make_greedy_evaluator
 from dicode.student.ppo import Trainer
 from services.settings import EvaluatorSettings, StudentSettings
 
@@ -54,21 +54,21 @@ class TargetEvaluator:
         student: StudentSettings,
         settings: EvaluatorSettings,
     ) -> None:
+        if settings.games < 1:
+            raise ValueError(f"games must be >= 1, got {settings.games}")
         self.repo = repository
         self.run_id = run_id
         self.settings = settings
-        if not 1 <= settings.games <= len(EVAL_SEEDS):
-            raise ValueError(f"games must be in 1..{len(EVAL_SEEDS)}, got {settings.games}")
         ppo = student.ppo
-        self.trainer = Trainer(ppo)
-        pool = stack_levels([target_level()] * ppo.pool_size)
-        slots = build_slots([TARGET] * ppo.num_slots, {}, pool, ppo.pool_size)
-        self._template = self.trainer.init(ppo.seed, slots)
-        self._run = make_greedy_evaluator(self.trainer.network, settings.piece_cap)
-        done = repository.list_events(run_id=run_id, kind=TARGET_EVENT)
-        self.last_iteration: int | None = (
-            int(done[-1].payload["iteration"]) if done else None
+        trainer = Trainer(ppo)
+        # The runner's structure, for reading checkpoints (values are overwritten).
+        slots = build_slots(
+            [TARGET] * ppo.num_slots, {}, stack_levels([target_level()]), ppo.pool_size
         )
+        self._template = trainer.init(ppo.seed, slots)
+        self._play = make_greedy_evaluator(trainer.network, settings.games, settings.piece_cap)
+        done = repository.list_events(run_id=run_id, kind=TARGET_EVENT)
+        self.last_iteration: int | None = int(done[-1].payload["iteration"]) if done else None
 
     def evaluate_latest(self) -> TargetReport | None:
         """Evaluate the newest checkpoint if it was not evaluated yet; None otherwise."""
@@ -84,13 +84,7 @@ class TargetEvaluator:
     def evaluate(self, params: Any, iteration: int) -> TargetReport:
         """Run the protocol on ``params`` and store the result as an event."""
         started = time.perf_counter()
-        result = evaluate_greedy(
-            self.trainer.network,
-            params,
-            EVAL_SEEDS[: self.settings.games],
-            self.settings.piece_cap,
-            evaluator=self._run,
-        )
+        result = evaluate_greedy(self._play, params)
         report = TargetReport(
             iteration=iteration,
             mean_lines=result.mean_lines,

@@ -17,7 +17,7 @@ from services.api.app import create_app
 from services.generator.control import is_paused
 from services.generator.service import Generator
 from services.settings import RunSettings
-from services.student.loop import StudentLoop
+from services.student.loop import ArchiveStudent
 from tests.services.conftest import TINY, ServerThread, new_run
 
 TOKEN = "test-token-123"
@@ -32,7 +32,7 @@ def filled(tmp_path_factory: pytest.TempPathFactory, validator: Validator) -> It
     run_id = new_run(repo, "demo")
     generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator)
     asyncio.run(generator.run(max_attempts=4))
-    StudentLoop(repo, run_id, root, TINY.student, TINY.archive).session()
+    ArchiveStudent(repo, run_id, root, TINY.student, TINY.archive).session()
     repo.close()
     yield url
 
