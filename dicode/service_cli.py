@@ -12,7 +12,11 @@ import typer
 
 def run(
     profile: Annotated[str, typer.Option(help="quick (mutation teacher) or llm.")] = "quick",
-    name: Annotated[str | None, typer.Option(help="Run name (default: the profile).")] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(help="Run name (default: <profile>-<date>-<time>; with --resume, the newest "
+                     "run of the profile)."),
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an existing run.")] = False,
     minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes.")] = None,
     iterations: Annotated[int | None, typer.Option(help="Stop at this PPO iteration.")] = None,
@@ -24,12 +28,21 @@ def run(
     dashboard: Annotated[bool, typer.Option(help="Start Ray's dashboard (:8265).")] = True,
 ) -> None:
     """Start local Ray, the archive, student, evaluator, generator and API; Ctrl-C stops."""
-    from services.embedded import RunError, RunOptions, run_embedded
+    from services.embedded import RunError, RunOptions, default_run_name, run_embedded
+    from services.settings import PROFILES
 
     if profile == "quick" and minutes is None and iterations is None:
         minutes = 10.0  # the quick profile is a ~10 minute demonstration
+    if profile not in PROFILES:
+        typer.echo(f"error: unknown profile {profile!r}; known: {', '.join(PROFILES)}", err=True)
+        raise typer.Exit(2)
+    try:
+        name = name or default_run_name(runs_dir, profile, resume)
+    except RunError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
     options = RunOptions(
-        name=name or profile, profile=profile, resume=resume, runs_dir=runs_dir,
+        name=name, profile=profile, resume=resume, runs_dir=runs_dir,
         minutes=minutes, iterations=iterations, seed=seed, teacher=teacher, host=host,
         port=port, dashboard=dashboard, api_token=os.environ.get("DICODE_API_TOKEN") or None,
     )

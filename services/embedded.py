@@ -53,6 +53,19 @@ class RunError(RuntimeError):
     """A run cannot start as asked (e.g. it exists and ``resume`` was not given)."""
 
 
+def default_run_name(runs_dir: Path, profile: str, resume: bool) -> str:
+    """A fresh ``<profile>-YYYYmmdd-HHMMSS``, or with ``resume`` the newest run of the profile."""
+    if not resume:
+        return f"{profile}-{time.strftime('%Y%m%d-%H%M%S')}"
+    runs = sorted(
+        (p for p in runs_dir.glob(f"{profile}-*") if (p / "archive.sqlite").is_file()),
+        key=lambda p: (p / "archive.sqlite").stat().st_mtime,
+    )
+    if not runs:
+        raise RunError(f"no {profile!r} run under {runs_dir} to resume")
+    return runs[-1].name
+
+
 def run_embedded(options: RunOptions, console: Console | None = None) -> dict[str, Any]:
     """Run until the bound is reached or Ctrl-C; returns the final archive summary."""
     console = console or Console()
