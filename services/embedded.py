@@ -8,6 +8,7 @@ student continuing from its newest checkpoint and the generator from the archive
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -100,6 +101,7 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     evaluator_done = evaluator.run.remote()
     generator_done = generator.run.remote()
     outcome = "finished"
+    _stop_on_signals()
     try:
         _watch(repo, run.id, student, generator, student_done, options, started, console)
     except KeyboardInterrupt:
@@ -120,6 +122,19 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     summary = _summary(repo, run.id)
     repo.close()
     return summary
+
+
+def _stop_on_signals() -> None:
+    """Ctrl-C and SIGTERM (docker, kill) both end the run cleanly via KeyboardInterrupt; SIGINT
+    is re-armed because a shell starts background jobs with it ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def _start_api(db_url: str, options: RunOptions) -> uvicorn.Server:
