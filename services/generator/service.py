@@ -191,7 +191,8 @@ class Generator:
             return self.validator.validate(source, seed=self.seed)
 
     def _attempt_count(self) -> int:
-        return len(self.repo.list_attempts(self.run_id))
+        stats = self.repo.stats(self.run_id)  # counts rows; no attempt is loaded
+        return stats.accepted + stats.rejected
 
     def _request(self, number: int) -> tuple[TeacherRequest, int]:
         self.view.refresh(self.repo, self.run_id)
