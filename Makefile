@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/dicode tetris eval --policy bcts --games 20 --max-pieces 1000 --seed 0
+	$(BIN)/dicode run --profile quick
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

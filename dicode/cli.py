@@ -8,10 +8,12 @@ from dicode.archive.cli import app as archive_app
 from dicode.domains.tetris.cli import app as tetris_app
 from dicode.judges.cli import judge_app
 from dicode.levels.cli import app as levels_app
+from dicode.service_cli import run as run_command
 from dicode.student.cli import app as student_app
 from dicode.teachers.cli import teach_app
 
 app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
+app.command("run")(run_command)
 app.add_typer(tetris_app, name="tetris")
 app.add_typer(archive_app, name="archive")
 app.add_typer(levels_app, name="levels")

@@ -1,0 +1,54 @@
+"""`dicode run`: start the whole loop on this machine (the service wiring lives in `services`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def run(
+    profile: Annotated[str, typer.Option(help="quick (mutation teacher) or llm.")] = "quick",
+    name: Annotated[
+        str | None,
+        typer.Option(help="Run name (default: <profile>-<date>-<time>; with --resume, the newest "
+                     "run of the profile)."),
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an existing run.")] = False,
+    minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes.")] = None,
+    iterations: Annotated[int | None, typer.Option(help="Stop at this PPO iteration.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of a new run.")] = None,
+    teacher: Annotated[str | None, typer.Option(help="Override the profile's teacher.")] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Folder holding runs/<name>/.")] = Path("runs"),
+    host: Annotated[str, typer.Option(help="API host.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="API port.")] = 8000,
+    dashboard: Annotated[bool, typer.Option(help="Start Ray's dashboard (:8265).")] = True,
+) -> None:
+    """Start local Ray, the archive, student, evaluator, generator and API; Ctrl-C stops."""
+    from services.embedded import RunError, RunOptions, default_run_name, run_embedded
+    from services.settings import PROFILES
+
+    if profile == "quick" and minutes is None and iterations is None:
+        minutes = 10.0  # the quick profile is a ~10 minute demonstration
+    if profile not in PROFILES:
+        typer.echo(f"error: unknown profile {profile!r}; known: {', '.join(PROFILES)}", err=True)
+        raise typer.Exit(2)
+    try:
+        name = name or default_run_name(runs_dir, profile, resume)
+    except RunError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    options = RunOptions(
+        name=name, profile=profile, resume=resume, runs_dir=runs_dir,
+        minutes=minutes, iterations=iterations, seed=seed, teacher=teacher, host=host,
+        port=port, dashboard=dashboard, api_token=os.environ.get("DICODE_API_TOKEN") or None,
+    )
+    try:
+        summary = run_embedded(options)
+    except (RunError, ValueError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    typer.echo(json.dumps(summary))

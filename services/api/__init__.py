@@ -1,0 +1,1 @@
+"""The REST API (FastAPI) over the archive, plus a small web page at ``/``."""

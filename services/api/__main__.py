@@ -1,0 +1,26 @@
+"""`python -m services.api --db URL`: serve the API with uvicorn (how docker compose runs it)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import uvicorn
+
+from services.api.app import create_app
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m services.api", description=__doc__)
+    parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
+    parser.add_argument("--host", default=os.environ.get("DICODE_API_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("DICODE_API_PORT", "8000")))
+    args = parser.parse_args(argv)
+    if not args.db:
+        parser.error("--db (or DICODE_DB_URL) is required")
+    app = create_app(args.db, api_token=os.environ.get("DICODE_API_TOKEN") or None)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The generator service: parent selection → teacher → sandbox → archive, attempts in flight."""

@@ -1,0 +1,60 @@
+"""`python -m services.generator --db URL --run NAME`: the generator as a plain process.
+
+This is how docker compose runs it. The run is opened (created with the profile's settings if
+missing, else its stored settings are used); SIGTERM/SIGINT finish the attempts in flight and exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+
+from archive_db import ArchiveRepository
+from services.generator.service import Generator
+from services.heartbeat import beat
+from services.runs import open_service_run
+
+HEARTBEAT = "/tmp/dicode-generator.heartbeat"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m services.generator", description=__doc__)
+    parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
+    parser.add_argument("--run", default=os.environ.get("DICODE_RUN", "main"), help="run name")
+    parser.add_argument("--profile", default=os.environ.get("DICODE_PROFILE", "quick"))
+    parser.add_argument("--teacher", default=os.environ.get("DICODE_TEACHER"),
+                        help="override the profile's teacher (mutation, llm)")
+    parser.add_argument("--max-attempts", type=int, default=None)
+    args = parser.parse_args(argv)
+    if not args.db:
+        parser.error("--db (or DICODE_DB_URL) is required")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s generator %(message)s")
+    repo = ArchiveRepository.open(args.db)
+    run, settings = open_service_run(repo, args.run, args.profile, teacher=args.teacher)
+    generator = Generator(
+        repo, run.id, settings.generator, settings.archive, domain=settings.domain,
+        seed=settings.seed,
+    )
+    asyncio.run(_serve(generator, args.max_attempts))
+
+
+async def _serve(generator: Generator, max_attempts: int | None) -> None:
+    stop = asyncio.Event()
+    heartbeat = asyncio.create_task(beat(os.environ.get("DICODE_HEARTBEAT", HEARTBEAT)))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        stats = await generator.run(stop, max_attempts)
+        logging.info("stopped: %s", stats.as_dict())
+    finally:
+        heartbeat.cancel()
+        generator.close()
+        generator.repo.close()
+
+
+if __name__ == "__main__":
+    main()

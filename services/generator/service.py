@@ -1,0 +1,279 @@
+"""The generator: keeps several generation attempts in flight and stores every one.
+
+Each attempt: pick a parent (DiCode's strict rule, lenient fallback, ∝ learnability) from the
+lineage view → build the teacher request (parent code and profile, target profile, the
+instruction its status letter implies) → the teacher writes and validates a child in the
+sandbox pool → the attempt (and its level, when accepted) is written to the archive in one
+transaction as soon as it finishes. Nothing else is kept in memory that matters: after a
+`kill -9` a fresh generator re-reads the archive and carries on; an attempt that was in flight
+is simply made again.
+
+Back-pressure: no new attempt starts while the run has ``max_untrained`` or more accepted
+levels the student has not trained on yet, or while generation is paused (`control`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from archive_db import ArchiveRepository
+from archive_db.records import NewAttempt, NewLevel, RecordedAttempt
+from dicode.archive.config import ArchiveConfig
+from dicode.archive.graph import LineageView
+from dicode.archive.selection import select_parents
+from dicode.domains.tetris.seeds import seed_level_sources
+from dicode.levels.pipeline import Validator
+from dicode.levels.verdict import Verdict
+from dicode.teachers.base import (
+    ParentLevel,
+    PerformanceProfile,
+    Teacher,
+    TeacherRequest,
+)
+from dicode.teachers.recording import BUNDLE_FORMAT, record_result
+from dicode.teachers.registry import TeacherContext, make_teacher
+from services.generator.control import is_paused
+from services.settings import GeneratorSettings
+from services.student.target import TARGET_EVENT
+
+log = logging.getLogger(__name__)
+SEED_TEACHER = "seed"
+DEFAULT_ARCHIVE = ArchiveConfig()
+HUMAN_TEACHER = "human"  # levels submitted through the API
+
+
+@dataclass
+class GeneratorStats:
+    """Counters of this process's life (the archive holds the totals)."""
+
+    started: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    waits: int = 0
+    last_latency_s: float | None = None
+    latencies: list[float] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        mean = float(np.mean(self.latencies[-50:])) if self.latencies else None
+        return {
+            "started": self.started,
+            "accepted": self.accepted,
+            "rejected": self.rejected,
+            "waits": self.waits,
+            "last_latency_s": self.last_latency_s,
+            "mean_latency_s": mean,
+        }
+
+
+class Generator:
+    """Generation for one run of the archive."""
+
+    def __init__(
+        self,
+        repository: ArchiveRepository,
+        run_id: int,
+        settings: GeneratorSettings,
+        archive: ArchiveConfig = DEFAULT_ARCHIVE,
+        *,
+        domain: str = "tetris",
+        seed: int = 0,
+        validator: Validator | None = None,
+        teacher: Teacher | None = None,
+    ) -> None:
+        self.repo = repository
+        self.run_id = run_id
+        self.settings = settings
+        self.archive = archive
+        self.domain = domain
+        self.seed = seed
+        self.validator = validator or Validator(
+            domain,
+            pool_size=settings.pool_size,
+            warm=settings.warm_workers,
+            rollout_steps=settings.rollout_steps,
+        )
+        # One validation at a time: the rollouts share one compiled function and the CPU.
+        self._validate_lock = threading.Lock()
+        self.teacher = teacher or make_teacher(
+            settings.teacher,
+            TeacherContext(domain, self._validate, seed, dict(settings.teacher_options)),
+        )
+        self.view = LineageView()
+        self.stats = GeneratorStats()
+        # Parent draws differ per process start (seeded by run seed and attempts so far).
+        self._rng = np.random.default_rng([seed, self._attempt_count()])
+
+    # ------------------------------------------------------------------ public
+    def close(self) -> None:
+        self.validator.close()
+
+    def seed_archive(self) -> int:
+        """Validate and store the domain's seed levels not yet recorded for this run.
+
+        Returns how many seed attempts were recorded (0 when the run was already seeded; a
+        start interrupted half-way records only the missing ones).
+        """
+        done = {a.code for a in self.repo.list_attempts(self.run_id, teacher=SEED_TEACHER)}
+        count = 0
+        for name, source in seed_level_sources().items():
+            if source in done:
+                continue
+            started = time.perf_counter()
+            verdict = self._validate(source)
+            record_verdict(
+                self.repo, self.run_id, self.domain, SEED_TEACHER, source, verdict,
+                time.perf_counter() - started, name=name,
+            )
+            count += 1
+        return count
+
+    def untrained(self) -> int:
+        """Accepted levels the student has not trained on yet (capped at the threshold)."""
+        limit = self.settings.max_untrained
+        return len(self.repo.list_levels(self.run_id, sampled=False, limit=limit))
+
+    def may_start(self) -> bool:
+        """Neither paused nor held back by untrained levels."""
+        return not is_paused(self.repo, self.run_id) and (
+            self.untrained() < self.settings.max_untrained
+        )
+
+    async def run(
+        self, stop: asyncio.Event | None = None, max_attempts: int | None = None
+    ) -> GeneratorStats:
+        """Keep ``in_flight`` attempts going until ``stop`` is set or ``max_attempts`` ran."""
+        stop = stop or asyncio.Event()
+        await asyncio.to_thread(self.seed_archive)
+        running: set[asyncio.Task[None]] = set()
+        while not stop.is_set():
+            if max_attempts is not None and self.stats.started >= max_attempts:
+                break
+            if len(running) >= self.settings.in_flight or not await asyncio.to_thread(
+                self.may_start
+            ):
+                self.stats.waits += 1
+                await _wait_any(running, stop, self.settings.poll_s)
+                running = {t for t in running if not t.done()}
+                continue
+            self.stats.started += 1
+            running.add(asyncio.create_task(self.attempt(self.stats.started)))
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+        return self.stats
+
+    async def attempt(self, number: int) -> None:
+        """One attempt from parent selection to its archive row; never raises."""
+        try:
+            request, parent_id = await asyncio.to_thread(self._request, number)
+            result = await self.teacher.propose(request)
+            await asyncio.to_thread(
+                record_result, self.repo, self.run_id, result, self.domain, parent_id
+            )
+            self.stats.last_latency_s = result.latency_s
+            self.stats.latencies.append(result.latency_s)
+            if result.accepted:
+                self.stats.accepted += 1
+            else:
+                self.stats.rejected += 1
+        except Exception:  # a broken attempt is logged; the service keeps generating
+            log.exception("generation attempt %d failed outside the teacher", number)
+            self.stats.rejected += 1
+
+    # ------------------------------------------------------------------ internals
+    def _validate(self, source: str) -> Verdict:
+        with self._validate_lock:
+            return self.validator.validate(source, seed=self.seed)
+
+    def _attempt_count(self) -> int:
+        stats = self.repo.stats(self.run_id)  # counts rows; no attempt is loaded
+        return stats.accepted + stats.rejected
+
+    def _request(self, number: int) -> tuple[TeacherRequest, int]:
+        self.view.refresh(self.repo, self.run_id)
+        columns = self.view.columns()
+        if columns.ids.size == 0:
+            raise RuntimeError("the run has no level to generate from (seed it first)")
+        parent_id = int(select_parents(columns, 1, self._rng, self.archive)[0])
+        level = self.repo.get_level(parent_id)
+        history = tuple(
+            e.success_rate for e in self.repo.level_history(parent_id) if e.success_rate is not None
+        )
+        parent = ParentLevel(
+            description=level.description,
+            code=level.code,
+            profile=PerformanceProfile(success_rate_history=history),
+            level_id=str(parent_id),
+        )
+        request = TeacherRequest.for_parent(
+            parent, self._target_profile(), seed=int(self._rng.integers(2**31)) + number
+        )
+        return request, parent_id
+
+    def _target_profile(self) -> PerformanceProfile:
+        evals = self.repo.list_events(run_id=self.run_id, kind=TARGET_EVENT)
+        if not evals:
+            return PerformanceProfile()
+        newest = evals[-1].payload
+        return PerformanceProfile(
+            goal_metrics={
+                "mean_lines": float(newest["mean_lines"]),
+                "mean_pieces": float(newest["mean_pieces"]),
+            }
+        )
+
+
+def record_verdict(
+    repo: ArchiveRepository,
+    run_id: int,
+    domain: str,
+    teacher: str,
+    code: str,
+    verdict: Verdict,
+    latency_s: float,
+    *,
+    parent_id: int | None = None,
+    name: str | None = None,
+) -> RecordedAttempt:
+    """Store a level validated outside a teacher (seed levels, hand-written submissions)."""
+    accepted = verdict.accepted and verdict.bundle is not None
+    attempt = NewAttempt(
+        teacher=teacher,
+        stage_reached="accepted" if accepted else verdict.stage,
+        verdict="accepted" if accepted else "rejected",
+        parent_id=parent_id,
+        code=code,
+        failing_stage=None if accepted else verdict.stage,
+        error=None if accepted else (verdict.error or "rejected"),
+        latency_s=latency_s,
+    )
+    level = None
+    if accepted and verdict.bundle is not None:
+        bundle = verdict.bundle
+        level = NewLevel(
+            domain=domain,
+            content_hash=bundle.content_hash,
+            teacher=teacher,
+            code=code,
+            description=bundle.description,
+            bundle=bundle.to_bytes(),
+            bundle_format=BUNDLE_FORMAT,
+            name=name,
+            meta={"difficulty": dict(verdict.difficulty)},
+            parent_ids=() if parent_id is None else (parent_id,),
+        )
+    return repo.record_attempt(run_id, attempt, level)
+
+
+async def _wait_any(running: set[asyncio.Task[None]], stop: asyncio.Event, timeout: float) -> None:
+    """Until an attempt finishes, ``stop`` is set, or ``timeout`` passes."""
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({*running, stopper}, timeout=timeout, return_when="FIRST_COMPLETED")
+    finally:
+        stopper.cancel()

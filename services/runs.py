@@ -1,0 +1,37 @@
+"""Opening a service run: the same run row and stored settings for every process."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from archive_db import ArchiveRepository
+from archive_db.records import RunInfo
+from services.settings import RunSettings, profile
+
+
+def open_service_run(
+    repo: ArchiveRepository,
+    name: str,
+    profile_name: str = "quick",
+    *,
+    seed: int | None = None,
+    teacher: str | None = None,
+) -> tuple[RunInfo, RunSettings]:
+    """The run ``name`` and its settings: stored ones if it exists, else the profile's.
+
+    A new run stores its settings as its config (so a restart, or another service, reads the
+    same). ``teacher`` overrides the generator's teacher for this process only.
+    """
+    existing = repo.find_run(name)
+    if existing is not None and existing.config:
+        settings = RunSettings.from_dict(existing.config)
+        run = existing
+    else:
+        settings = profile(profile_name, seed=seed)
+        run = repo.open_run(
+            name, domain=settings.domain, seed=settings.seed, config=settings.to_dict()
+        )
+        settings = RunSettings.from_dict(run.config) if run.config else settings
+    if teacher:
+        settings = replace(settings, generator=replace(settings.generator, teacher=teacher))
+    return run, settings

@@ -1,0 +1,109 @@
+"""Ray actors around the student library: training and target evaluation.
+
+Both are threaded actors (``max_concurrency=2``) so `stop()` and `status()` are answered while
+`run()` works; they only glue the library (`loop.ArchiveStudent`, `target.TargetEvaluator`) to the
+archive URL and export their figures with ``ray.util.metrics`` (shown by Ray's dashboard and
+its Prometheus endpoint).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.util import metrics
+
+from archive_db import ArchiveRepository
+from services.settings import RunSettings
+from services.student.loop import ArchiveStudent
+from services.student.target import TargetEvaluator
+
+
+class StudentWorker:
+    """Trains sessions until stopped or a bound is reached (the actor's body, Ray-free)."""
+
+    def __init__(self, db_url: str, run_id: int, run_dir: str, config: dict[str, Any],
+                 resume: bool = True) -> None:
+        self.settings = RunSettings.from_dict(config)
+        self.repo = ArchiveRepository.open(db_url)
+        self.loop = ArchiveStudent(
+            self.repo, run_id, Path(run_dir), self.settings.student, self.settings.archive,
+            resume=resume,
+        )
+        self._stop = threading.Event()
+        self.last: dict[str, Any] = {"iteration": self.loop.iteration,
+                                     "env_steps": self.loop.env_steps,
+                                     "resumed_from": self.loop.resumed_from}
+        self._iterations = metrics.Gauge("dicode_student_iteration", "PPO iterations so far")
+        self._steps = metrics.Counter("dicode_student_env_steps", "environment steps trained")
+        self._target = metrics.Gauge("dicode_student_target_return",
+                                     "mean return on the target slots in the last session")
+        self._evaluated = metrics.Counter("dicode_student_evaluations", "level evaluations")
+
+    def run(self, max_iterations: int | None = None, deadline: float | None = None) -> dict:
+        """Train until `stop()`, ``max_iterations`` (total) or the wall-clock ``deadline``."""
+        while not self._stop.is_set():
+            if max_iterations is not None and self.loop.iteration >= max_iterations:
+                break
+            if deadline is not None and time.time() >= deadline:
+                break
+            before = int(self.last.get("env_steps", 0))
+            report = self.loop.session()
+            self.last = report.payload() | {"resumed_from": self.loop.resumed_from}
+            self._iterations.set(report.iteration)
+            self._steps.inc(max(0, report.env_steps - before))
+            if report.target_mean_return is not None:
+                self._target.set(report.target_mean_return)
+            if report.evaluated:
+                self._evaluated.inc(len(report.evaluated))
+        self.loop.checkpoint()  # whatever happens next, the newest state is on disk
+        return self.last
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.last)
+
+
+class EvaluatorWorker:
+    """Evaluates new checkpoints on the target protocol every ``every_s`` seconds."""
+
+    def __init__(self, db_url: str, run_id: int, config: dict[str, Any]) -> None:
+        settings = RunSettings.from_dict(config)
+        self.every_s = settings.evaluator.every_s
+        self.repo = ArchiveRepository.open(db_url)
+        self.evaluator = TargetEvaluator(self.repo, run_id, settings.student, settings.evaluator)
+        self._stop = threading.Event()
+        self.last: dict[str, Any] = {}
+        self._lines = metrics.Gauge("dicode_target_lines", "mean lines per target game")
+
+    def run(self) -> dict[str, Any]:
+        while not self._stop.is_set():
+            self.evaluate_once()
+            self._stop.wait(self.every_s)
+        self.evaluate_once()  # the final checkpoint gets its measurement too
+        return self.last
+
+    def evaluate_once(self) -> dict[str, Any] | None:
+        report = self.evaluator.evaluate_latest()
+        if report is None:
+            return None
+        self.last = report.payload()
+        self._lines.set(report.mean_lines)
+        return self.last
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.last)
+
+
+# Zero CPUs reserved: on a 2-core laptop the OS shares the cores; Ray must not refuse to start.
+_OPTIONS: dict[str, Any] = {"num_cpus": 0, "max_concurrency": 2}
+StudentActor: Any = ray.remote(**_OPTIONS)(StudentWorker)
+EvaluatorActor: Any = ray.remote(**_OPTIONS)(EvaluatorWorker)

@@ -1,0 +1,100 @@
+"""Shared pieces of the service tests: tiny run settings, archives, one warm validator."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+
+from archive_db import ArchiveRepository
+from dicode.archive.config import ArchiveConfig
+from dicode.levels.pipeline import Validator
+from dicode.student.config import PPOConfig
+from services.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
+from tests.archive.conftest import PG_URL, _admin_connection
+
+# Small enough to compile and train in seconds on 2 busy cores.
+TINY = RunSettings(
+    profile="test",
+    generator=GeneratorSettings(in_flight=2, max_untrained=100, pool_size=4, rollout_steps=40),
+    student=StudentSettings(
+        ppo=PPOConfig(
+            num_slots=3, envs_per_slot=4, pool_size=4, num_steps=8, update_epochs=1,
+            num_minibatches=2, column_features=4, row_features=2, hidden=8, train_piece_cap=100,
+        ),
+        iterations_per_session=2,
+        checkpoint_every=1,
+    ),
+    evaluator=EvaluatorSettings(games=4, piece_cap=50, every_s=1.0),
+    archive=ArchiveConfig(active_capacity=20),
+)
+
+
+def new_run(repo: ArchiveRepository, name: str = "test", settings: RunSettings = TINY) -> int:
+    """A run storing ``settings`` as its config (what every service reads back)."""
+    return repo.create_run(name, domain="tetris", seed=0, config=settings.to_dict()).id
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: object) -> str:
+    return f"sqlite:///{tmp_path}/archive.sqlite"
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL schema for one test (dropped afterwards)."""
+    schema = f"dicode_svc_{uuid.uuid4().hex[:12]}"
+    with _admin_connection() as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with _admin_connection() as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(scope="session")
+def validator() -> Iterator[Validator]:
+    """One warm sandbox pool and compiled rollout function for the whole session."""
+    g = TINY.generator
+    with Validator(pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps) as v:
+        yield v
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerThread:
+    """A real uvicorn server on a free port, in a thread of the test process."""
+
+    def __init__(self, app: object) -> None:
+        self.port = free_port()
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")  # type: ignore[arg-type]
+        )
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.time() + 30
+        while not self.server.started:
+            if time.time() > deadline:
+                raise RuntimeError("uvicorn did not start within 30 s")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

@@ -1,0 +1,186 @@
+"""The REST API over real HTTP (uvicorn + httpx) on an archive the real services filled."""
+
+from __future__ import annotations
+
+import asyncio
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import replace
+
+import httpx
+import pytest
+
+from archive_db import ArchiveRepository
+from dicode.domains.tetris.seeds import seed_level_sources
+from dicode.levels.pipeline import Validator
+from services.api.app import create_app
+from services.generator.control import is_paused
+from services.generator.service import Generator
+from services.settings import RunSettings
+from services.student.loop import ArchiveStudent
+from tests.services.conftest import TINY, ServerThread, new_run
+
+TOKEN = "test-token-123"
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory, validator: Validator) -> Iterator[str]:
+    """Seed levels, a few generated children and one student session with evaluations."""
+    root = tmp_path_factory.mktemp("api")
+    url = f"sqlite:///{root}/archive.sqlite"
+    repo = ArchiveRepository.open(url)
+    run_id = new_run(repo, "demo")
+    generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator)
+    asyncio.run(generator.run(max_attempts=4))
+    ArchiveStudent(repo, run_id, root, TINY.student, TINY.archive).session()
+    repo.close()
+    yield url
+
+
+@pytest.fixture(scope="module")
+def api(filled: str, validator: Validator) -> Iterator[httpx.Client]:
+    app = create_app(filled, api_token=TOKEN, validator=validator)
+    with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        yield client
+
+
+def test_health_runs_and_page(api: httpx.Client) -> None:
+    assert api.get("/healthz").json()["status"] == "ok"
+    runs = api.get("/api/runs").json()
+    assert [r["name"] for r in runs] == ["demo"]
+    run = api.get("/api/runs/demo").json()
+    assert run["stats"]["levels"] >= 11 and run["config"]["profile"] == "test"
+    assert api.get(f"/api/runs/{run['id']}").json()["name"] == "demo"
+    page = api.get("/")
+    assert page.status_code == 200 and "dicode archive" in page.text
+    assert "/api/runs/{run}/levels" in api.get("/openapi.json").json()["paths"]
+
+
+def test_levels_filtering_and_pagination(api: httpx.Client) -> None:
+    everything = api.get("/api/runs/demo/levels", params={"limit": 500}).json()
+    total = everything["total"]
+    ids = [lvl["id"] for lvl in everything["items"]]
+    first = api.get("/api/runs/demo/levels", params={"limit": 3}).json()
+    second = api.get("/api/runs/demo/levels", params={"limit": 3, "offset": 3}).json()
+    assert [x["id"] for x in first["items"] + second["items"]] == ids[:6]
+    seeds = api.get("/api/runs/demo/levels", params={"teacher": "seed", "limit": 500}).json()
+    assert seeds["total"] == len(seed_level_sources())
+    assert all(x["teacher"] == "seed" for x in seeds["items"])
+    by_status = sum(
+        api.get("/api/runs/demo/levels", params={"status": s, "limit": 500}).json()["total"]
+        for s in "ABCD"
+    )
+    assert by_status == total
+    active = api.get("/api/runs/demo/levels", params={"active": True, "limit": 500}).json()
+    assert all(x["active"] for x in active["items"])
+
+
+def test_level_detail_lineage_and_graph(api: httpx.Client) -> None:
+    children = [
+        x for x in api.get("/api/runs/demo/levels", params={"teacher": "mutation"}).json()["items"]
+    ]
+    assert children, "the generator should have produced levels"
+    child = api.get(f"/api/levels/{children[0]['id']}").json()
+    assert child["code"] and child["description"] and child["parents"]
+    assert child["bundle"]["pool_size"] == TINY.generator.pool_size
+    assert child["bundle"]["arrays"]["board"][1:] == [20, 10]
+    parent = api.get(f"/api/levels/{child['parents'][0]}").json()
+    assert child["id"] in parent["children"]
+    sub = api.get(f"/api/levels/{child['id']}/lineage", params={"depth": 1}).json()
+    assert {"parent": child["parents"][0], "child": child["id"]} in sub["edges"]
+    whole = api.get("/api/runs/demo/graph").json()
+    assert len(whole["edges"]) >= len(children)
+    graphml = api.get("/api/runs/demo/graph", params={"format": "graphml"})
+    assert graphml.headers["content-type"].startswith("application/graphml+xml")
+    ns = "{http://graphml.graphdrawing.org/xmlns}"
+    nodes = ET.fromstring(graphml.content).findall(f".//{ns}node")
+    assert len(nodes) == len(whole["nodes"])
+    evaluated = [n for n in whole["nodes"] if n.get("success_rate") is not None]
+    assert evaluated, "the student session should have evaluated some levels"
+    history = api.get(f"/api/levels/{evaluated[0]['id']}").json()["history"]
+    assert history and history[0]["episodes"] > 0
+
+
+def test_attempts_and_metrics(api: httpx.Client) -> None:
+    attempts = api.get("/api/runs/demo/attempts", params={"limit": 500}).json()["items"]
+    assert len(attempts) >= 11 + 4
+    accepted = api.get("/api/runs/demo/attempts", params={"verdict": "accepted"}).json()["items"]
+    assert all(a["verdict"] == "accepted" and a["level_id"] for a in accepted)
+    full = api.get(f"/api/attempts/{attempts[-1]['id']}").json()
+    assert "code" in full and "prompts" in full
+    series = api.get("/api/runs/demo/metrics").json()
+    assert series["student"][0]["iteration"] == TINY.student.iterations_per_session
+    text = api.get("/metrics").text
+    assert 'dicode_archive_levels{run="demo"}' in text
+    assert "dicode_api_requests_total" in text
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "code"),
+    [
+        ("/api/runs/nope", {}, 404),
+        ("/api/levels/999999", {}, 404),
+        ("/api/levels/abc", {}, 422),
+        ("/api/runs/demo/levels", {"status": "E"}, 422),
+        ("/api/runs/demo/levels", {"limit": 0}, 422),
+        ("/api/runs/demo/levels", {"offset": -1}, 422),
+        ("/api/runs/demo/attempts", {"verdict": "maybe"}, 422),
+        ("/api/runs/demo/graph", {"format": "gif"}, 422),
+    ],
+)
+def test_invalid_requests_get_clear_4xx(
+    api: httpx.Client, path: str, params: dict, code: int
+) -> None:
+    answer = api.get(path, params=params)
+    assert answer.status_code == code
+    assert answer.json()["detail"]
+
+
+def test_pause_and_resume_need_the_token(api: httpx.Client, filled: str) -> None:
+    assert api.post("/api/runs/demo/generation/pause").status_code == 401
+    wrong = {"Authorization": "Bearer nope"}
+    assert api.post("/api/runs/demo/generation/pause", headers=wrong).status_code == 401
+    good = {"Authorization": f"Bearer {TOKEN}"}
+    repo = ArchiveRepository.open(filled)
+    run_id = repo.get_run("demo").id
+    try:
+        assert api.post("/api/runs/demo/generation/pause", headers=good).status_code == 200
+        assert is_paused(repo, run_id)
+        assert api.get("/api/runs/demo").json()["generation_paused"] is True
+        assert api.post("/api/runs/demo/generation/resume", headers=good).status_code == 200
+        assert not is_paused(repo, run_id)
+    finally:
+        repo.close()
+
+
+def test_submitting_levels(api: httpx.Client) -> None:
+    good = {"Authorization": f"Bearer {TOKEN}"}
+    broken = api.post("/api/runs/demo/levels", json={"code": "def build(:\n"}, headers=good)
+    assert broken.status_code == 422
+    assert broken.json()["stage"] == "syntax" and broken.json()["attempt_id"]
+    stored = api.get(f"/api/attempts/{broken.json()['attempt_id']}").json()
+    assert stored["teacher"] == "human" and stored["verdict"] == "rejected"
+    source = next(iter(seed_level_sources().values()))
+    # A fresh description makes a new level (content hashes include the description).
+    code = source.replace('"""', '"""Submitted by hand. ', 1)
+    made = api.post("/api/runs/demo/levels", json={"code": code, "parent_id": 1}, headers=good)
+    assert made.status_code == 201, made.text
+    level = api.get(f"/api/levels/{made.json()['level_id']}").json()
+    assert level["teacher"] == "human" and level["parents"] == [1]
+    assert api.post("/api/runs/demo/levels", json={"code": ""}, headers=good).status_code == 422
+    assert api.post("/api/runs/demo/levels", json={"code": code}).status_code == 401
+    missing = api.post("/api/runs/demo/levels", json={"code": code, "parent_id": 99999},
+                       headers=good)
+    assert missing.status_code == 404
+
+
+def test_mutations_disabled_without_token(filled: str, validator: Validator) -> None:
+    app = create_app(filled, api_token=None, validator=validator)
+    with ServerThread(app) as server:
+        answer = httpx.post(f"{server.url}/api/runs/demo/generation/pause", timeout=30)
+    assert answer.status_code == 403 and "DICODE_API_TOKEN" in answer.json()["detail"]
+
+
+def test_settings_round_trip_through_the_stored_config() -> None:
+    tweaked = replace(TINY, seed=7)
+    assert RunSettings.from_dict(tweaked.to_dict()) == tweaked

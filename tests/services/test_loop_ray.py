@@ -1,0 +1,116 @@
+"""The loop with real Ray actors and a real archive: SQLite and PostgreSQL; student resume.
+
+One local Ray instance serves the whole module (its start-up costs tens of seconds).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import ray
+
+from archive_db import ArchiveRepository
+from services.generator.actor import GeneratorActor
+from services.ray_env import start_local_ray
+from services.student.actors import EvaluatorActor, StudentActor
+from services.student.loop import SESSION_EVENT
+from services.student.target import TARGET_EVENT
+from tests.services.conftest import TINY, new_run
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    start_local_ray(num_cpus=2, dashboard=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def archive_url(request: pytest.FixtureRequest) -> str:
+    return str(request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
+
+
+def _wait_for(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.time() + timeout
+    while not predicate():
+        if time.time() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(1.0)
+
+
+def test_generator_and_student_fill_the_archive(
+    local_ray: None, archive_url: str, tmp_path: Path
+) -> None:
+    repo = ArchiveRepository.open(archive_url)
+    run_id = new_run(repo)
+    config = TINY.to_dict()
+    generator = GeneratorActor.remote(archive_url, run_id, config)
+    student = StudentActor.remote(archive_url, run_id, str(tmp_path), config, True)
+    evaluator = EvaluatorActor.remote(archive_url, run_id, config)
+    generated = generator.run.remote(6)
+    trained = student.run.remote()
+    evaluated = evaluator.run.remote()
+    try:
+        gen_stats = ray.get(generated, timeout=400)
+        assert gen_stats["started"] == 6
+        # Every generated level is new: the student must train on and evaluate them.
+        children = [lvl.id for lvl in repo.list_levels(run_id) if lvl.teacher == "mutation"]
+        _wait_for(
+            lambda: all(repo.get_level(i).times_sampled for i in children),
+            300, "the student to train on the generated levels",
+        )
+    finally:
+        student.stop.remote()
+        ray.get(trained, timeout=300)
+        evaluator.stop.remote()
+        ray.get(evaluated, timeout=300)
+    stats = repo.stats(run_id)
+    attempts = repo.list_attempts(run_id)
+    assert len(attempts) == 11 + 6  # the seed levels, then six generation attempts
+    assert stats.accepted + stats.rejected == len(attempts)
+    assert stats.edges == len(children) >= 1
+    for child in children:
+        assert repo.parents(child), f"level {child} has no parent"
+    evaluations = [e for lvl in repo.list_levels(run_id) for e in repo.level_history(lvl.id)]
+    assert any(e.episodes > 0 for e in evaluations)
+    for child in children:
+        assert repo.level_history(child), f"generated level {child} was never evaluated"
+    assert {lvl.status for lvl in repo.list_levels(run_id)} <= set("ABCD")
+    checkpoint = repo.latest_checkpoint(run_id)
+    assert checkpoint is not None and Path(checkpoint.path).is_file()
+    target = repo.list_events(run_id=run_id, kind=TARGET_EVENT)
+    assert target and target[-1].payload["iteration"] == checkpoint.iteration
+    repo.close()
+
+
+def test_killed_student_resumes_from_its_checkpoint(
+    local_ray: None, sqlite_url: str, tmp_path: Path
+) -> None:
+    repo = ArchiveRepository.open(sqlite_url)
+    run_id = new_run(repo)
+    config = TINY.to_dict()
+    first = StudentActor.remote(sqlite_url, run_id, str(tmp_path), config, True)
+    first.run.remote()
+    _wait_for(lambda: len(repo.list_checkpoints(run_id)) >= 2, 300, "two checkpoints")
+    ray.kill(first, no_restart=True)  # no clean stop: as if the process died
+    saved = repo.latest_checkpoint(run_id)
+    assert saved is not None
+    sessions_before = len(repo.list_events(run_id=run_id, kind=SESSION_EVENT))
+
+    second = StudentActor.remote(sqlite_url, run_id, str(tmp_path), config, True)
+    status = ray.get(second.status.remote(), timeout=300)
+    assert status["resumed_from"] == saved.iteration
+    per_session = TINY.student.iterations_per_session
+    final = ray.get(second.run.remote(saved.iteration + per_session), timeout=300)
+    assert final["iteration"] == saved.iteration + per_session
+    sessions = repo.list_events(run_id=run_id, kind=SESSION_EVENT)
+    resumed = sessions[sessions_before:]
+    assert resumed, "the resumed student ran no session"
+    assert resumed[0].payload["iteration"] == saved.iteration + per_session
+    assert resumed[0].payload["session"] == saved.meta["session"] + 1
+    repo.close()
