@@ -14,6 +14,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from archive_db import ArchiveError, ArchiveRepository
 from archive_db.records import LevelInfo
+from dicode.archive.export import graph_json
 
 app = typer.Typer(no_args_is_help=True, help="Inspect and export the level archive.")
 
@@ -111,11 +112,7 @@ def export(
     if fmt is ExportFormat.graphml:
         nx.write_graphml(graph, tmp)
     else:
-        payload = {
-            "nodes": [dict(attrs, id=n) for n, attrs in graph.nodes(data=True)],
-            "edges": [{"parent": p, "child": c} for p, c in graph.edges],
-        }
-        tmp.write_text(json.dumps(payload, indent=1))
+        tmp.write_text(json.dumps(graph_json(graph), indent=1))
     tmp.replace(out)  # atomic: a reader never sees half a file
     typer.echo(
         f"wrote {graph.number_of_nodes()} levels and {graph.number_of_edges()} edges to {out}"

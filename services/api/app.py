@@ -26,6 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from archive_db import ArchiveError, ArchiveRepository, NotFoundError
 from archive_db.records import RunInfo
+from dicode.archive.export import graph_json
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import Verdict
 from services.api import views
@@ -184,7 +185,7 @@ def create_app(
             buffer = io.BytesIO()
             nx.write_graphml(graph, buffer)
             return Response(buffer.getvalue(), media_type="application/graphml+xml")
-        return views.graph_json(graph)
+        return graph_json(graph)
 
     @app.get("/api/runs/{run}/metrics", tags=["runs"])
     def run_metrics(run: str, after_id: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
@@ -211,7 +212,7 @@ def create_app(
         """Ancestors and descendants of a level up to ``depth`` generations."""
         level = level_in_run(level_id)
         graph = views.lineage_graph(repo, level.run_id)
-        return views.graph_json(views.neighbourhood(graph, level_id, depth)) | {"root": level_id}
+        return graph_json(views.neighbourhood(graph, level_id, depth)) | {"root": level_id}
 
     # ------------------------------------------------------------------ mutations
     guarded = [Depends(require_token)]

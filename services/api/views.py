@@ -123,13 +123,6 @@ def lineage_graph(repo: ArchiveRepository, run_id: int) -> nx.DiGraph:
     return graph
 
 
-def graph_json(graph: nx.DiGraph) -> dict[str, Any]:
-    return {
-        "nodes": [dict(attrs, id=n) for n, attrs in sorted(graph.nodes(data=True))],
-        "edges": [{"parent": p, "child": c} for p, c in sorted(graph.edges)],
-    }
-
-
 def neighbourhood(graph: nx.DiGraph, level_id: int, depth: int) -> nx.DiGraph:
     """Ancestors and descendants of a level up to ``depth`` generations away."""
     keep = {level_id}

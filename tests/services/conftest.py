@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -16,7 +15,6 @@ from dicode.archive.config import ArchiveConfig
 from dicode.levels.pipeline import Validator
 from dicode.student.config import PPOConfig
 from services.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
-from tests.archive.conftest import PG_URL, _admin_connection
 
 # Small enough to compile and train in seconds on 2 busy cores.
 TINY = RunSettings(
@@ -38,24 +36,6 @@ TINY = RunSettings(
 def new_run(repo: ArchiveRepository, name: str = "test", settings: RunSettings = TINY) -> int:
     """A run storing ``settings`` as its config (what every service reads back)."""
     return repo.create_run(name, domain="tetris", seed=0, config=settings.to_dict()).id
-
-
-@pytest.fixture
-def sqlite_url(tmp_path: object) -> str:
-    return f"sqlite:///{tmp_path}/archive.sqlite"
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A fresh PostgreSQL schema for one test (dropped afterwards)."""
-    schema = f"dicode_svc_{uuid.uuid4().hex[:12]}"
-    with _admin_connection() as admin:
-        admin.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with _admin_connection() as admin:
-            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Archive databases for tests: a fresh SQLite file, and a fresh PostgreSQL schema per test.
+"""Archive databases for every test: a fresh SQLite file, and a fresh PostgreSQL schema per test.
 
 PostgreSQL is expected at 127.0.0.1:5432 (database ``test``), or at $DICODE_TEST_PG_URL.
 Locally the PostgreSQL tests skip when the server is unreachable; in CI (CI=true) they fail.
