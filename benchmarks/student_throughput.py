@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import resource
 import time
-from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -57,25 +57,13 @@ def measure(config: PPOConfig, iterations: int) -> dict[str, float]:
     }
 
 
-def _parse_set(items: list[str]) -> dict[str, object]:
-    casts: dict[str, Callable[[str], object]] = {
-        "int": int,
-        "float": float,
-        "bool": lambda s: s.lower() in {"1", "true"},
-    }
-    out: dict[str, object] = {}
-    for item in items:
-        key, value = item.split("=", 1)
-        out[key] = casts[str(PPOConfig.__dataclass_fields__[key].type)](value)
-    return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=4)
-    parser.add_argument("--set", action="append", default=[], help="PPOConfig field=value")
+    parser.add_argument("--set", action="append", default=[], help="PPOConfig override KEY=JSON")
     args = parser.parse_args()
-    config = PPOConfig(**_parse_set(args.set))  # type: ignore[arg-type]
+    overrides = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
+    config = PPOConfig(**overrides)
     full = measure(config, args.iterations)
     rollout = measure(dataclasses.replace(config, update_epochs=0), args.iterations)
     print(f"config: {args.set or 'defaults'}  batch {config.batch_size} steps/iteration")
