@@ -55,7 +55,7 @@ class SlotStats:
 
 class _Step(flax.struct.PyTreeNode):
     obs: env.Obs
-    action: jnp.ndarray
+    action: jnp.ndarray  # candidate slot (obs.placement maps it to the engine action)
     log_prob: jnp.ndarray
     value: jnp.ndarray
     reward: jnp.ndarray
@@ -183,7 +183,8 @@ class Trainer:
             action = jax.random.categorical(k_act, logits)
             log_prob = jax.nn.log_softmax(logits)[jnp.arange(c.num_envs), action]
             keys = jax.random.split(k_step, c.num_envs)
-            next_state, reward, terminated, info = jax.vmap(env.step)(keys, env_state, action)
+            placement = obs.placement[jnp.arange(c.num_envs), action]
+            next_state, reward, terminated, info = jax.vmap(env.step)(keys, env_state, placement)
             ep_ret = ep_ret + reward
             ep_len = ep_len + 1
             truncated = (ep_len >= c.train_piece_cap) & ~terminated
