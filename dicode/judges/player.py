@@ -26,6 +26,7 @@ import numpy as np
 
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.engine import EnvParams
+from dicode.domains.tetris.evaluate import protocol_report
 from dicode.judges.benchmark import outcome_of
 from dicode.judges.candidates import Candidates, bcts_action, enumerate_candidates
 from dicode.judges.prompts import ChoiceAnswer, choice_messages, choice_schema
@@ -137,11 +138,6 @@ async def _play_game(
     return int(state.lines), int(state.pieces), bool(state.game_over), log
 
 
-def _summary(values: np.ndarray) -> dict[str, float]:
-    return {"mean": float(np.mean(values)), "median": float(np.median(values)),
-            "min": float(np.min(values)), "max": float(np.max(values))}  # fmt: skip
-
-
 async def evaluate_player(
     player: LLMPlayer, games: int, max_pieces: int, seed: int, seven_bag: bool = False
 ) -> dict[str, Any]:
@@ -154,25 +150,22 @@ async def evaluate_player(
     results = await asyncio.gather(
         *(_play_game(player, params, g, max_pieces, seed, step_fn) for g in range(games))
     )
-    lines = np.array([r[0] for r in results])
-    pieces = np.array([r[1] for r in results])
-    capped = (pieces >= max_pieces) & ~np.array([r[2] for r in results])
     decisions = [d for r in results for d in r[3]]
     fallbacks = [d for d in decisions if d.fallback]
     asked = [d for d in decisions if d.asked]
     examples = list(dict.fromkeys(f"{d.error_kind}: {d.error}" for d in fallbacks))
-    return {
-        "policy": "llm",
-        "legacy_actions": False,
-        "randomiser": "7-bag" if seven_bag else "uniform",
-        "seed": seed,
-        "games": games,
-        "max_pieces": max_pieces,
-        "lines": _summary(lines),
-        "pieces": _summary(pieces),
-        "capped": int(capped.sum()),
-        "per_game_lines": lines.tolist(),
-        "seconds": round(time.perf_counter() - started, 2),
+    report = protocol_report(
+        "llm",
+        np.array([r[0] for r in results]),
+        np.array([r[1] for r in results]),
+        np.array([r[2] for r in results]),
+        max_pieces=max_pieces,
+        seed=seed,
+        legacy_actions=False,
+        seven_bag=seven_bag,
+        started=started,
+    )
+    return report | {
         "llm": {
             "model": player.client.config.model,
             "settings": asdict(player.settings),

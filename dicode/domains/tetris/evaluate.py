@@ -77,15 +77,42 @@ def evaluate(
     params = EnvParams(legacy_actions=legacy_actions, seven_bag=seven_bag)
     started = time.perf_counter()
     final = play(make_policy(policy, legacy_actions), params, games, max_pieces, seed)
-    lines = np.asarray(final.lines)
-    pieces = np.asarray(final.pieces)
-    capped = (pieces >= max_pieces) & ~np.asarray(final.game_over)
+    return protocol_report(
+        policy,
+        np.asarray(final.lines),
+        np.asarray(final.pieces),
+        np.asarray(final.game_over),
+        max_pieces=max_pieces,
+        seed=seed,
+        legacy_actions=legacy_actions,
+        seven_bag=seven_bag,
+        started=started,
+    )
+
+
+def protocol_report(
+    policy: str,
+    lines: np.ndarray,
+    pieces: np.ndarray,
+    game_over: np.ndarray,
+    *,
+    max_pieces: int,
+    seed: int,
+    legacy_actions: bool,
+    seven_bag: bool,
+    started: float,
+) -> dict[str, Any]:
+    """The protocol's JSON report from per-game results (any policy, jitted or not).
+
+    A game counts as capped when it reached ``max_pieces`` without a game over.
+    """
+    capped = (pieces >= max_pieces) & ~game_over
     return {
         "policy": policy,
         "legacy_actions": legacy_actions,
         "randomiser": "7-bag" if seven_bag else "uniform",
         "seed": seed,
-        "games": games,
+        "games": len(lines),
         "max_pieces": max_pieces,
         "lines": _summary(lines),
         "pieces": _summary(pieces),
