@@ -34,6 +34,7 @@ import numpy as np
 
 from dicode.domains.craftax.catalog import (
     ACHIEVEMENT_IDS,
+    ACHIEVEMENT_NAMES,
     BLOCK_IDS,
     BLOCK_NAMES,
     DAY_LENGTH,
@@ -137,6 +138,11 @@ class CraftaxLevel:
     def floor(self) -> int:
         """The player's current floor (0..8)."""
         return int(self._s["player_level"])
+
+    @property
+    def achievements(self) -> tuple[str, ...]:
+        """Every Craftax achievement name, in Craftax's id order (e.g. for ``set_goal``)."""
+        return ACHIEVEMENT_NAMES
 
     @property
     def player_position(self) -> tuple[int, int]:
