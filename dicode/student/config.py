@@ -45,6 +45,10 @@ class PPOConfig:
     column_layers: int = 2  # depth of the per-column encoder
     init_beta: float = 10.0  # initial inverse temperature of the lookahead policy (learned)
     lookahead: bool = True  # logits = beta*(line reward + gamma*V(afterstate)); else own head
+    # With the lookahead: True = the actor loss trains only beta and the line rewards, V learns
+    # from the critic loss alone (policy iteration over V); the update then never backprops
+    # through the candidates. False = the actor gradient also flows into V.
+    detach_lookahead: bool = False
 
     # --- completion bonus B = max(d, k * R_prev) on success (DiCode) ---------------------
     bonus_floor: float = 20.0  # d

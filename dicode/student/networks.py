@@ -68,6 +68,14 @@ class AfterstateActorCritic(nn.Module):
         v = nn.relu(self.value_hidden(self.trunk(board)))
         return self.value_out(v)[..., 0]
 
+    def lookahead_logits(
+        self, after_v: jnp.ndarray, lines: jnp.ndarray, legal: jnp.ndarray
+    ) -> jnp.ndarray:
+        """One-step lookahead: ``beta * (learned line reward + gamma * V(afterstate))``, masked."""
+        lines_onehot = nn.one_hot(jnp.clip(lines, 0, 4), 5)
+        q = lines_onehot @ self.line_reward + self.gamma * after_v
+        return jnp.where(legal, jnp.exp(self.log_beta) * q, -1e9)
+
     def __call__(
         self,
         board: jnp.ndarray,
@@ -75,15 +83,10 @@ class AfterstateActorCritic(nn.Module):
         lines: jnp.ndarray,
         legal: jnp.ndarray,
     ) -> tuple[jnp.ndarray, jnp.ndarray]:
-        lines_onehot = nn.one_hot(jnp.clip(lines, 0, 4), 5)
         if self.lookahead:
-            # One-step lookahead: logit = beta * (learned line reward + gamma * V(afterstate)).
-            after_v = self.value(afterstates)
-            q = lines_onehot @ self.line_reward + self.gamma * after_v
-            logits = jnp.exp(self.log_beta) * q
-        else:
-            cand = self.trunk(afterstates)  # (..., A, hidden)
-            x = nn.relu(self.policy_hidden(jnp.concatenate([cand, lines_onehot], axis=-1)))
-            logits = self.policy_out(x)[..., 0]
-        logits = jnp.where(legal, logits, -1e9)
+            return self.lookahead_logits(self.value(afterstates), lines, legal), self.value(board)
+        cand = self.trunk(afterstates)  # (..., A, hidden)
+        lines_onehot = nn.one_hot(jnp.clip(lines, 0, 4), 5)
+        x = nn.relu(self.policy_hidden(jnp.concatenate([cand, lines_onehot], axis=-1)))
+        logits = jnp.where(legal, self.policy_out(x)[..., 0], -1e9)
         return logits, self.value(board)

@@ -55,6 +55,7 @@ class SlotStats:
 
 class _Step(flax.struct.PyTreeNode):
     obs: env.Obs
+    after_value: jnp.ndarray  # V of every candidate at rollout time (used when detached)
     action: jnp.ndarray  # candidate slot (obs.placement maps it to the engine action)
     log_prob: jnp.ndarray
     value: jnp.ndarray
@@ -155,6 +156,23 @@ class Trainer:
         out = self.network.apply(params, obs.board, obs.afterstates, obs.lines, obs.legal)
         return cast(tuple[jnp.ndarray, jnp.ndarray], out)
 
+    def _value(self, params: Any, board: jnp.ndarray) -> jnp.ndarray:
+        return cast(jnp.ndarray, self.network.apply(params, board, method="value"))
+
+    def _act(self, params: Any, obs: env.Obs) -> tuple[jnp.ndarray, jnp.ndarray, jnp.ndarray]:
+        """Rollout-time logits, value and every candidate's value (zeros unless detached)."""
+        if not self.config.detach_lookahead:
+            logits, value = self.policy(params, obs)
+            return logits, value, jnp.zeros(obs.legal.shape, jnp.float32)
+        after_v = self._value(params, obs.afterstates)
+        return self._logits_from(params, after_v, obs), self._value(params, obs.board), after_v
+
+    def _logits_from(self, params: Any, after_v: jnp.ndarray, obs: env.Obs) -> jnp.ndarray:
+        return cast(
+            jnp.ndarray,
+            self.network.apply(params, after_v, obs.lines, obs.legal, method="lookahead_logits"),
+        )
+
     # ------------------------------------------------------------------------------------
     def _iterate(
         self,
@@ -179,7 +197,7 @@ class Trainer:
         def env_step(carry: tuple, _: Any) -> tuple[tuple, tuple[_Step, tuple]]:
             env_state, obs, ep_ret, ep_len, rng = carry
             rng, k_act, k_step, k_reset = jax.random.split(rng, 4)
-            logits, value = self.policy(params, obs)
+            logits, value, after_v = self._act(params, obs)
             action = jax.random.categorical(k_act, logits)
             log_prob = jax.nn.log_softmax(logits)[jnp.arange(c.num_envs), action]
             keys = jax.random.split(k_step, c.num_envs)
@@ -193,9 +211,7 @@ class Trainer:
             achieved = info["success"] & ~env_state.done
             bonus = completion_bonus(achieved, r_prev, c)
             # A truncated episode is not a loss: bootstrap from the value of where it stopped.
-            stop_value: jnp.ndarray = self.network.apply(  # type: ignore[assignment]
-                params, next_state.board, method="value"
-            )
+            stop_value = self._value(params, next_state.board)
             shaped = (reward + bonus) * c.reward_scale
             shaped = shaped + jnp.where(truncated, c.gamma * stop_value, 0.0)
             finished = (
@@ -211,7 +227,7 @@ class Trainer:
             next_obs = jax.vmap(env.observe)(next_state)
             ep_ret = jnp.where(done, 0.0, ep_ret)
             ep_len = jnp.where(done, 0, ep_len)
-            step = _Step(obs, action, log_prob, value, shaped, done)
+            step = _Step(obs, after_v, action, log_prob, value, shaped, done)
             return (next_state, next_obs, ep_ret, ep_len, rng), (step, finished)
 
         (env_state, obs, ep_ret, ep_len, rng), (traj, finished) = jax.lax.scan(
@@ -256,7 +272,12 @@ class Trainer:
 
         def loss_fn(params: Any, batch: tuple) -> tuple[jnp.ndarray, dict[str, jnp.ndarray]]:
             step, adv, target = batch
-            logits, value = self.policy(params, step.obs)
+            if c.detach_lookahead:
+                # The candidates' values are data here: only beta and the line rewards move.
+                logits = self._logits_from(params, step.after_value, step.obs)
+                value = self._value(params, step.obs.board)
+            else:
+                logits, value = self.policy(params, step.obs)
             logp_all = jax.nn.log_softmax(logits)
             log_prob = jnp.take_along_axis(logp_all, step.action[:, None], axis=1)[:, 0]
             ratio = jnp.exp(log_prob - step.log_prob)

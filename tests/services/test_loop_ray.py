@@ -88,6 +88,16 @@ def test_generator_and_student_fill_the_archive(
     repo.close()
 
 
+def _is_dead(actor: object) -> bool:
+    try:
+        ray.get(actor.status.remote(), timeout=30)  # type: ignore[attr-defined]
+    except ray.exceptions.RayActorError:
+        return True
+    except ray.exceptions.GetTimeoutError:
+        pass
+    return False
+
+
 def test_killed_student_resumes_from_its_checkpoint(
     local_ray: None, sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -98,6 +108,8 @@ def test_killed_student_resumes_from_its_checkpoint(
     first.run.remote()
     _wait_for(lambda: len(repo.list_checkpoints(run_id)) >= 2, 300, "two checkpoints")
     ray.kill(first, no_restart=True)  # no clean stop: as if the process died
+    # kill() is asynchronous: the actor may still save a checkpoint until it is really gone.
+    _wait_for(lambda: _is_dead(first), 120, "the killed student to be gone")
     saved = repo.latest_checkpoint(run_id)
     assert saved is not None
     sessions_before = len(repo.list_events(run_id=run_id, kind=SESSION_EVENT))
