@@ -42,8 +42,9 @@ def level_description(source: str) -> str:
 def read_level_file(path: Path, profile: PerformanceProfile | None = None) -> ParentLevel:
     """A parent level from a level file (``level_id`` = file stem)."""
     source = path.read_text(encoding="utf-8")
-    return ParentLevel(level_description(source), source, profile or PerformanceProfile(),
-                       path.stem)
+    return ParentLevel(
+        level_description(source), source, profile or PerformanceProfile(), path.stem
+    )
 
 
 def read_profile(path: Path | None) -> PerformanceProfile:
@@ -59,8 +60,9 @@ def seed_examples(domain: str, exclude: Path | None = None) -> list[ExampleLevel
     paths = sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
     skip = exclude.resolve() if exclude else None
     return [
-        ExampleLevel(level_description(p.read_text(encoding="utf-8")),
-                     p.read_text(encoding="utf-8"), p.stem)
+        ExampleLevel(
+            level_description(p.read_text(encoding="utf-8")), p.read_text(encoding="utf-8"), p.stem
+        )
         for p in paths
         if p.resolve() != skip
     ]
@@ -119,7 +121,11 @@ def default_validator(domain: str, seed: int, pool_size: int, rollouts: bool) ->
 
 
 def record_in_archive(
-    db_url: str, run_name: str, domain: str, seed: int, parent_path: Path,
+    db_url: str,
+    run_name: str,
+    domain: str,
+    seed: int,
+    parent_path: Path,
     results: list[TeacherResult],
 ) -> int:
     """Store the parent (as a level) and every attempt under run ``run_name``; returns run id."""
@@ -134,8 +140,14 @@ def record_in_archive(
         source = parent_path.read_text(encoding="utf-8")
         parent = repository.insert_level(
             run.id,
-            NewLevel(domain=domain, content_hash=source_hash(source), teacher="file",
-                     code=source, description=level_description(source), name=parent_path.stem),
+            NewLevel(
+                domain=domain,
+                content_hash=source_hash(source),
+                teacher="file",
+                code=source,
+                description=level_description(source),
+                name=parent_path.stem,
+            ),
         )
         for result in results:
             record_result(repository, run.id, result, domain, parent_id=parent.id)
@@ -146,15 +158,16 @@ def record_in_archive(
 
 @teach_app.callback(invoke_without_command=True)
 def teach(
-    parent: Annotated[Path, typer.Option(help="parent level file (.py)", exists=True,
-                                         dir_okay=False)],
+    parent: Annotated[
+        Path, typer.Option(help="parent level file (.py)", exists=True, dir_okay=False)
+    ],
     out: Annotated[Path, typer.Option(help="folder for the children and their records")],
-    domain: Annotated[str, typer.Option(help="level domain")] = "tetris",
-    teacher: Annotated[str, typer.Option(help="teacher name: " + ", ".join(teacher_names()))]
-    = "llm",
+    domain: Annotated[str, typer.Option(help="level domain: tetris or craftax")] = "tetris",
+    teacher: Annotated[
+        str, typer.Option(help="teacher name: " + ", ".join(teacher_names()))
+    ] = "llm",
     n: Annotated[int, typer.Option(help="number of children", min=1)] = 10,
-    profile: Annotated[Path | None, typer.Option(help="parent performance profile (JSON)")]
-    = None,
+    profile: Annotated[Path | None, typer.Option(help="parent performance profile (JSON)")] = None,
     target_profile: Annotated[
         Path | None, typer.Option(help="target game performance profile (JSON)")
     ] = None,
@@ -164,20 +177,26 @@ def teach(
     ] = None,
     seed: Annotated[int, typer.Option(help="base seed; child i uses seed + i")] = 0,
     concurrency: Annotated[int, typer.Option(help="attempts in flight", min=1)] = 4,
-    pool_size: Annotated[int, typer.Option(help="sandbox pool instances per level", min=1)]
-    = 32,
+    pool_size: Annotated[int, typer.Option(help="sandbox pool instances per level", min=1)] = 32,
     rollouts: Annotated[bool, typer.Option(help="run the engine rollout stage")] = True,
-    db: Annotated[str | None, typer.Option(help="archive database URL to record attempts in")]
-    = None,
+    db: Annotated[
+        str | None, typer.Option(help="archive database URL to record attempts in")
+    ] = None,
     run: Annotated[str, typer.Option(help="archive run name (with --db)")] = "teach",
-    json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")]
-    = False,
+    json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Generate N children of PARENT, validate each in the sandbox, record every attempt."""
+    from dicode.levels.pipeline import DOMAINS
+
+    if domain not in DOMAINS:
+        raise typer.BadParameter(
+            f"unknown domain {domain!r}; known: {', '.join(sorted(DOMAINS))}", param_hint="--domain"
+        )
     if teacher not in teacher_names():
         known = ", ".join(teacher_names())
-        raise typer.BadParameter(f"unknown teacher {teacher!r}; known: {known}",
-                                 param_hint="--teacher")
+        raise typer.BadParameter(
+            f"unknown teacher {teacher!r}; known: {known}", param_hint="--teacher"
+        )
     parent_level = read_level_file(parent, read_profile(profile))
     target = read_profile(target_profile)
     examples = tuple(seed_examples(domain, exclude=parent))
@@ -204,5 +223,7 @@ def teach(
     if json_output:
         typer.echo(json.dumps(summary.as_dict()))
     else:
-        typer.echo(f"accepted {summary.accepted}, rejected {summary.rejected}: {summary.by_stage}"
-                   f" — records in {out}")
+        typer.echo(
+            f"accepted {summary.accepted}, rejected {summary.rejected}: {summary.by_stage}"
+            f" — records in {out}"
+        )

@@ -20,9 +20,6 @@ Coordinates follow the project convention: row 0 is the bottom row, column 0 the
 from __future__ import annotations
 
 import ast
-import inspect
-import re
-import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -34,6 +31,21 @@ from dicode.domains.tetris.builder import (
     MAX_SEQUENCE,
     PIECE_NAMES,
     SPAWN_ROWS,
+)
+from dicode.teachers.genome_base import GenomeReading, read_with_fallback
+from dicode.teachers.level_source import (
+    GenomeError,
+    SourceLines,
+    Value,
+    as_integer,
+    assign,
+    builder_call,
+    clean_text,
+    evaluate,
+    is_docstring,
+    read_build_body,
+    read_module,
+    write_module,
 )
 
 # What the genome accepts: the builder's own limits (the mutation operators keep tighter caps,
@@ -113,27 +125,10 @@ class Genome:
         return _canonical(self)
 
 
-@dataclass(frozen=True)
-class GenomeReading:
-    """What ``read_genome`` made of a level: the genome, and whether it is exact."""
-
-    genome: Genome
-    # Empty when the genome reproduces the level; otherwise why the reader fell back.
-    unsupported: tuple[str, ...] = field(default=())
-
-    @property
-    def exact(self) -> bool:
-        return not self.unsupported
-
-
-class GenomeError(ValueError):
-    """A level's code lies outside the genome grammar (the message says where and why)."""
-
-
 def default_genome(description: str | None = None) -> Genome:
     """The standard game: empty board, uniform pieces, no goal."""
     text = description or "The standard game: an empty board, uniform random pieces, no goal."
-    return Genome(description=_clean_text(text))
+    return Genome(description=clean_text(text))
 
 
 def parse_level(source: str) -> Genome:
@@ -146,20 +141,9 @@ def parse_level(source: str) -> Genome:
     return read_genome(source).genome
 
 
-def read_genome(source: str) -> GenomeReading:
+def read_genome(source: str) -> GenomeReading[Genome]:
     """Read a level's genome and report whether the genome grammar covered all of it."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        return GenomeReading(default_genome(), (f"the code does not parse: {exc}",))
-    docstring = ast.get_docstring(tree, clean=True)
-    try:
-        genome = _read_module(tree, docstring or "", _SourceLines(source))
-    except GenomeError as exc:
-        return GenomeReading(default_genome(docstring), (str(exc),))
-    except RecursionError:
-        return GenomeReading(default_genome(docstring), ("the code is nested too deeply",))
-    return GenomeReading(genome)
+    return read_with_fallback(source, _read_module, default_genome)
 
 
 def write_level(genome: Genome) -> str:
@@ -195,12 +179,7 @@ def write_level(genome: Genome) -> str:
         body.append("pass  # the standard game: nothing to change")
     if g.setup_code:
         body = [*g.setup_code.splitlines(), *body]
-    lines = [_docstring_literal(g.description), ""]
-    if g.module_code:
-        lines += [g.module_code, ""]
-    lines += ["", "def build(level, rng):"]
-    lines.extend(f"    {line}" if line else "" for line in body)
-    return "\n".join(lines) + "\n"
+    return write_module(g.description, g.module_code, body)
 
 
 def check_bounds(genome: Genome) -> None:
@@ -295,9 +274,7 @@ def _canonical(g: Genome) -> Genome:
         sorted(
             c
             for c, is_filled in last_edit.items()
-            if not is_filled
-            and (g.setup_code or c[0] < g.stack_rows)
-            and c not in open_cells
+            if not is_filled and (g.setup_code or c[0] < g.stack_rows) and c not in open_cells
         )
     )
     weights = g.piece_weights
@@ -305,31 +282,14 @@ def _canonical(g: Genome) -> Genome:
         weights = tuple(float(w) for w in weights)
     return replace(
         g,
-        description=_clean_text(g.description),
+        description=clean_text(g.description),
         filled=filled,
         cleared=cleared,
         piece_weights=weights,
     )
 
 
-def _clean_text(text: str) -> str:
-    # Docstrings are read back with inspect.cleandoc; storing the cleaned text makes
-    # write_level / read_genome round-trip exactly.
-    return inspect.cleandoc(text)
-
-
-def _docstring_literal(text: str) -> str:
-    # Backslashes and unprintable characters are escaped so the literal reads back verbatim.
-    escaped = "".join(
-        ch if ch == "\n" or (ch.isprintable() and ch != "\\") else ascii(ch)[1:-1]
-        for ch in text
-    ).replace('"""', '\\"\\"\\"')
-    return f'"""{escaped}\n"""'
-
-
 # --- the reader ----------------------------------------------------------------------------
-
-Value = int | float | str | bool | None | dict[str, float]
 
 # Builder methods that set the piece supply or the goal (last call wins, order-free with
 # respect to the board); every other modelled method edits the board.
@@ -348,7 +308,6 @@ _SIGNATURES: dict[str, tuple[str, ...]] = {
 _BUILDER_SIZES = {"width": BOARD_WIDTH, "height": BOARD_HEIGHT}
 # What kept (unmodelled) code may use on the builder: board edits and reads, never setters.
 _KEPT_BUILDER_ATTRIBUTES = frozenset(_SIGNATURES) - _SETTERS | {"is_filled", *_BUILDER_SIZES}
-_FUNCTIONS = {"int": int, "abs": abs, "min": min, "max": max}
 
 
 @dataclass
@@ -368,6 +327,13 @@ class _Trace:
     def copy(self) -> _Trace:
         return replace(self, stack=list(self.stack), cell_edits=list(self.cell_edits))
 
+    def charge(self, trial: _Trace) -> None:
+        self.calls, self.loop_steps = trial.calls, trial.loop_steps
+
+    def drop_ordered_edits(self) -> None:
+        # The board edits modelled so far now live in the set-up code.
+        self.stack, self.cell_edits = [], []
+
 
 @dataclass
 class _Scope:
@@ -382,179 +348,27 @@ class _Scope:
             raise GenomeError(f"{where}: {name} is rebound")
 
 
-def _read_module(tree: ast.Module, docstring: str, source: _SourceLines) -> Genome:
-    env: dict[str, Value] = {}
-    kept: list[str] = []
-    build: ast.FunctionDef | None = None
-    for index, node in enumerate(tree.body):
-        if index == 0 and _is_docstring(node):
-            continue
-        if isinstance(node, ast.FunctionDef) and node.name == "build":
-            if build is not None:
-                raise GenomeError(f"line {node.lineno}: a second build function")
-            build = node
-            continue
-        if "build" in _stored_names(node):
-            raise GenomeError(f"line {node.lineno}: module code rebinds build")
-        for child in ast.walk(node):
-            if isinstance(child, ast.Import | ast.ImportFrom):
-                _check_import(child)
-        # Everything else at module level (imports, constants, helpers) is kept verbatim; a
-        # constant it binds is also known to the reader.
-        kept.append(source.segment(node))
-        if isinstance(node, ast.Assign):
-            try:
-                _assign(node, env, f"line {node.lineno}")
-                continue
-            except GenomeError:
-                pass
-        for name in _stored_names(node):
-            env.pop(name, None)
-    if build is None:
-        raise GenomeError("no build(level, rng) function")
-    arguments = build.args
-    names = [a.arg for a in arguments.args]
-    if (
-        len(names) != 2
-        or build.decorator_list
-        or arguments.vararg
-        or arguments.kwarg
-        or arguments.kwonlyargs
-        or arguments.posonlyargs
-    ):
-        raise GenomeError("build must be a plain function of (level, rng)")
-    trace, setup = _read_build(build, _Scope(env, names[0], names[1]), names[1], source)
-    if setup and names != ["level", "rng"]:
-        raise GenomeError(f"build({', '.join(names)}): kept set-up code needs (level, rng)")
-    genome = _genome_from_trace(trace, docstring)
-    genome = replace(genome, module_code="\n\n".join(kept), setup_code="\n".join(setup))
+def _read_module(tree: ast.Module, source: SourceLines) -> Genome:
+    module = read_module(tree, source)
+
+    def model(node: ast.stmt, env: dict[str, Value], trace: _Trace) -> None:
+        _run_block([node], _Scope(env, module.level, module.rng), trace)
+
+    def lifted(node: ast.stmt) -> bool:
+        call = builder_call(node, module.level)
+        return call is not None and call[0] in _SETTERS
+
+    trace, setup = read_build_body(
+        module, source, _Trace(), model, lifted, _KEPT_BUILDER_ATTRIBUTES
+    )
+    if setup and (module.level, module.rng) != ("level", "rng"):
+        raise GenomeError(
+            f"build({module.level}, {module.rng}): kept set-up code needs (level, rng)"
+        )
+    genome = _genome_from_trace(trace, module.docstring)
+    genome = replace(genome, module_code="\n\n".join(module.kept), setup_code="\n".join(setup))
     check_bounds(genome)
     return genome.normalized()
-
-
-def _read_build(
-    build: ast.FunctionDef, scope: _Scope, rng: str, source: _SourceLines
-) -> tuple[_Trace, list[str]]:
-    """Walk ``build``'s statements: model what the grammar covers, keep the rest verbatim.
-
-    Statements up to the last one outside the grammar become the set-up code (board edits
-    among them included, so their order is kept); setter calls are lifted out of it, which
-    is safe because kept code may not touch the setters.
-    """
-    body = build.body[1:] if build.body and _is_docstring(build.body[0]) else build.body
-    trace = _Trace()
-    setup: list[str] = []
-    pending: list[str] = []  # modelled board statements since the last kept one
-    for node in body:
-        trial = trace.copy()
-        env = dict(scope.env)
-        try:
-            _run_block([node], _Scope(env, scope.level, rng), trial)
-        except GenomeError as reason:
-            # The work spent on a failed statement still counts against the reader's budget.
-            trace.calls, trace.loop_steps = trial.calls, trial.loop_steps
-            _check_keepable(node, scope.level, rng, reason)
-            setup.extend([*pending, source.segment(node)])
-            pending = []
-            # The board edits modelled so far now live in the set-up code.
-            trace.stack, trace.cell_edits = [], []
-            for name in _stored_names(node):
-                scope.env.pop(name, None)
-            continue
-        trace = trial
-        scope.env = env
-        if not _is_setter_call(node, scope.level) and not isinstance(node, ast.Pass):
-            pending.append(source.segment(node))
-    return trace, setup
-
-
-def _check_keepable(node: ast.stmt, level: str, rng: str, reason: GenomeError) -> None:
-    """Kept code must not end ``build`` early, rebind its arguments or touch the setters."""
-    where = f"line {node.lineno}"
-    for child in _walk_same_function(node):
-        if isinstance(child, ast.Return | ast.Yield | ast.YieldFrom | ast.Await):
-            raise GenomeError(f"{where}: {type(child).__name__.lower()} in build ({reason})")
-        if isinstance(child, ast.Global | ast.Nonlocal):
-            raise GenomeError(f"{where}: global/nonlocal in build ({reason})")
-    for child in ast.walk(node):
-        if (
-            isinstance(child, ast.Name)
-            and child.id in (level, rng)
-            and isinstance(child.ctx, ast.Store | ast.Del)
-        ):
-            raise GenomeError(f"{where}: {child.id} is rebound")
-        if isinstance(child, ast.Import | ast.ImportFrom):
-            _check_import(child)
-    # The builder may only be used as ``level.<board method>``: passed along, it could set
-    # anything; private or unknown attributes are the sandbox's business, not the genome's.
-    attribute_values = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
-            attribute_values.add(id(child.value))
-            if child.value.id == level and child.attr not in _KEPT_BUILDER_ATTRIBUTES:
-                raise GenomeError(f"{where}: level.{child.attr} inside code the genome keeps")
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and child.id == level and id(child) not in attribute_values:
-            raise GenomeError(f"{where}: the builder is passed around in kept code")
-
-
-def _walk_same_function(node: ast.AST) -> Iterable[ast.AST]:
-    """``ast.walk`` that does not descend into nested functions, lambdas or classes."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        for child in ast.iter_child_nodes(current):
-            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-                              | ast.ClassDef):
-                stack.append(child)
-
-
-def _stored_names(node: ast.AST) -> set[str]:
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(
-        n.ctx, ast.Load)}
-    for child in ast.walk(node):
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(child.name)
-        elif isinstance(child, ast.Import | ast.ImportFrom):
-            names.update((a.asname or a.name).split(".")[0] for a in child.names)
-    return names
-
-
-class _SourceLines:
-    """A statement's source text, as ``ast.get_source_segment(padded=True)`` gives it, but with
-    the source split into lines once (the stdlib re-splits the whole source on every call)."""
-
-    def __init__(self, source: str) -> None:
-        # Line ends as the tokenizer sees them (not str.splitlines, which knows more breaks).
-        found = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", source)
-        self.lines = [line.encode() for line in found]
-
-    def segment(self, node: ast.stmt) -> str:
-        end_line, end_col = node.end_lineno, node.end_col_offset
-        if end_line is None or end_col is None or end_line > len(self.lines):
-            raise GenomeError(f"line {node.lineno}: cannot recover the source of this statement")
-        first, last = node.lineno - 1, end_line - 1
-        prefix = self.lines[first][: node.col_offset].decode()
-        padding = "".join(c if c in "\t\f" else " " for c in prefix)
-        if first == last:
-            text = self.lines[first][node.col_offset : end_col].decode()
-        else:
-            middle = b"".join(self.lines[first + 1 : last]).decode()
-            head = self.lines[first][node.col_offset :].decode()
-            text = head + middle + self.lines[last][:end_col].decode()
-        return textwrap.dedent(padding + text)
-
-
-def _is_setter_call(node: ast.stmt, level: str) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Attribute)
-        and isinstance(node.value.func.value, ast.Name)
-        and node.value.func.value.id == level
-        and node.value.func.attr in _SETTERS
-    )
 
 
 def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
@@ -581,35 +395,16 @@ def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
     )
 
 
-_ALLOWED_IMPORTS = frozenset({"math", "itertools", "functools", "collections", "numpy"})
-
-
-def _check_import(node: ast.Import | ast.ImportFrom) -> None:
-    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-    for module in modules:
-        relative = isinstance(node, ast.ImportFrom) and node.level > 0
-        if relative or module.split(".")[0] not in _ALLOWED_IMPORTS:
-            raise GenomeError(f"line {node.lineno}: import of {module!r} is not allowed")
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
-
-
 def _run_block(body: list[ast.stmt], scope: _Scope, trace: _Trace) -> None:
     for node in body:
         where = f"line {node.lineno}"
-        if isinstance(node, ast.Pass) or _is_docstring(node):
+        if isinstance(node, ast.Pass) or is_docstring(node):
             continue
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     scope.check_target(target.id, where)
-            _assign(node, scope.env, where, scope.level)
+            assign(node, scope.env, where, scope.level, _BUILDER_SIZES)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             _builder_call(node.value, scope, trace, where)
         elif isinstance(node, ast.For) and not node.orelse and isinstance(node.target, ast.Name):
@@ -627,17 +422,11 @@ def _run_block(body: list[ast.stmt], scope: _Scope, trace: _Trace) -> None:
             raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
 
 
-def _assign(node: ast.Assign, env: dict[str, Value], where: str, level: str = "") -> None:
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-        raise GenomeError(f"{where}: only simple `name = value` assignments are understood")
-    env[node.targets[0].id] = _evaluate(node.value, env, where, level)
-
-
 def _iteration_values(node: ast.expr, scope: _Scope, where: str) -> Iterable[int]:
     env = scope.env
     if isinstance(node, ast.Tuple | ast.List):
         return [
-            _integer(_evaluate(e, env, where, scope.level), "loop value", where)
+            as_integer(_evaluate(e, env, where, scope.level), "loop value", where)
             for e in node.elts
         ]
     if (
@@ -649,7 +438,7 @@ def _iteration_values(node: ast.expr, scope: _Scope, where: str) -> Iterable[int
         and 1 <= len(node.args) <= 3
     ):
         args = [
-            _integer(_evaluate(a, env, where, scope.level), "range argument", where)
+            as_integer(_evaluate(a, env, where, scope.level), "range argument", where)
             for a in node.args
         ]
         if len(args) == 3 and args[2] == 0:
@@ -661,98 +450,8 @@ def _iteration_values(node: ast.expr, scope: _Scope, where: str) -> Iterable[int
     raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
 
 
-_COMPARE = {
-    ast.Eq: lambda a, b: a == b,
-    ast.NotEq: lambda a, b: a != b,
-    ast.Lt: lambda a, b: a < b,
-    ast.LtE: lambda a, b: a <= b,
-    ast.Gt: lambda a, b: a > b,
-    ast.GtE: lambda a, b: a >= b,
-}
-
-
 def _evaluate(node: ast.expr, env: dict[str, Value], where: str, level: str = "") -> Value:
-    """Evaluate a literal expression: constants, known names, arithmetic and comparisons on
-    numbers, ``int/abs/min/max``, ``level.width`` / ``level.height`` and dict literals."""
-
-    def number(sub: ast.expr) -> int | float:
-        return _number(_evaluate(sub, env, where, level), where)
-
-    if isinstance(node, ast.Constant):
-        value = node.value
-        if value is None or isinstance(value, int | float | str):
-            return value
-    if isinstance(node, ast.Name) and node.id in env:
-        return env[node.id]
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == level
-        and node.attr in _BUILDER_SIZES
-    ):
-        return _BUILDER_SIZES[node.attr]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        operand = number(node.operand)
-        return -operand if isinstance(node.op, ast.USub) else operand
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return not _evaluate(node.operand, env, where, level)
-    if isinstance(node, ast.BinOp) and isinstance(
-        node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv | ast.Mod
-    ):
-        left, right = number(node.left), number(node.right)
-        if isinstance(node.op, ast.Add):
-            return left + right
-        if isinstance(node.op, ast.Sub):
-            return left - right
-        if isinstance(node.op, ast.Mult):
-            if abs(left) > 10**6 or abs(right) > 10**6:
-                raise GenomeError(f"{where}: number too large")
-            return left * right
-        if right == 0:
-            raise GenomeError(f"{where}: division by zero")
-        return left // right if isinstance(node.op, ast.FloorDiv) else left % right
-    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
-        values = [number(node.left), *(number(c) for c in node.comparators)]
-        return all(
-            _COMPARE[type(op)](a, b)
-            for op, a, b in zip(node.ops, values, values[1:], strict=False)
-        )
-    if isinstance(node, ast.BoolOp):
-        results = [bool(_evaluate(v, env, where, level)) for v in node.values]
-        return all(results) if isinstance(node.op, ast.And) else any(results)
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in _FUNCTIONS
-        and node.func.id not in env
-        and not node.keywords
-        and node.args
-    ):
-        args = [number(a) for a in node.args]
-        if node.func.id in ("int", "abs") and len(args) != 1:
-            raise GenomeError(f"{where}: {node.func.id} takes one argument here")
-        return _FUNCTIONS[node.func.id](*args)  # type: ignore[operator]
-    if isinstance(node, ast.Dict):
-        result: dict[str, float] = {}
-        for key_node, value_node in zip(node.keys, node.values, strict=True):
-            name = _evaluate(key_node, env, where, level) if key_node is not None else None
-            if not isinstance(name, str):
-                raise GenomeError(f"{where}: dict keys must be piece letters")
-            result[name] = number(value_node)
-        return result
-    raise GenomeError(f"{where}: expression {ast.unparse(node)!r} is outside the genome grammar")
-
-
-def _number(value: Value, where: str) -> int | float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise GenomeError(f"{where}: expected a number, got {value!r}")
-    return value
-
-
-def _integer(value: Value, what: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise GenomeError(f"{where}: {what} must be an integer, got {value!r}")
-    return value
+    return evaluate(node, env, where, level, _BUILDER_SIZES)
 
 
 def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
@@ -795,29 +494,29 @@ def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> No
         return args[name]
 
     if method in ("fill", "clear"):
-        row = _integer(need("row"), "row", where)
-        edit(row, _integer(need("col"), "col", where), method == "fill")
+        row = as_integer(need("row"), "row", where)
+        edit(row, as_integer(need("col"), "col", where), method == "fill")
     elif method == "row":
-        row = _integer(need("row"), "row", where)
+        row = as_integer(need("row"), "row", where)
         cells = need("cells")
         if not isinstance(cells, str) or len(cells) != BOARD_WIDTH or set(cells) - set("#X."):
             raise GenomeError(f"{where}: level.row needs a picture of {BOARD_WIDTH} '#'/'.'")
         for col, ch in enumerate(cells):
             edit(row, col, ch != ".")
     elif method == "column":
-        col = _integer(need("col"), "col", where)
-        height = _integer(need("height"), "height", where)
+        col = as_integer(need("col"), "col", where)
+        height = as_integer(need("height"), "height", where)
         if not 0 <= height <= MAX_STACK_ROWS:
             raise GenomeError(f"{where}: level.column height {height} outside 0..{MAX_STACK_ROWS}")
         for row in range(height):
             edit(row, col, True)
     elif method == "garbage":
-        rows = _integer(need("rows"), "rows", where)
-        holes = _integer(args.get("holes", 1), "holes", where)
+        rows = as_integer(need("rows"), "rows", where)
+        holes = as_integer(args.get("holes", 1), "holes", where)
         trace.stack.append(GarbageBlock(rows, holes))
     elif method == "well":
-        col = _integer(need("col"), "col", where)
-        trace.stack.append(Well(col, _integer(need("depth"), "depth", where)))
+        col = as_integer(need("col"), "col", where)
+        trace.stack.append(Well(col, as_integer(need("depth"), "depth", where)))
     elif method == "pieces":
         weights = need("weights")
         if not isinstance(weights, dict) or any(k not in PIECE_NAMES for k in weights):
@@ -830,5 +529,7 @@ def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> No
         trace.sequence = pieces
     else:  # goal
         lines, pieces_goal = args.get("lines"), args.get("pieces")
-        trace.goal_lines = None if lines is None else _integer(lines, "lines", where)
-        trace.goal_pieces = None if pieces_goal is None else _integer(pieces_goal, "pieces", where)
+        trace.goal_lines = None if lines is None else as_integer(lines, "lines", where)
+        trace.goal_pieces = (
+            None if pieces_goal is None else as_integer(pieces_goal, "pieces", where)
+        )

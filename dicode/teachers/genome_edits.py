@@ -21,8 +21,7 @@ returns ``None`` and another is tried. All randomness comes from the caller's
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -43,6 +42,8 @@ from dicode.teachers.genome import (
     Well,
     check_bounds,
 )
+from dicode.teachers.genome_base import Mutation, mutate_genome
+from dicode.teachers.genome_base import Operator as GenericOperator
 
 # Caps the teacher grows levels to (the genome itself accepts anything the builder does): the
 # pushed stack stays low enough to leave room to play, garbage rows at most this holey, weights
@@ -64,66 +65,25 @@ _MIRROR = str.maketrans("SZJL", "ZSLJ")
 _I, _S, _Z = PIECE_NAMES.index("I"), PIECE_NAMES.index("S"), PIECE_NAMES.index("Z")
 
 
-@dataclass(frozen=True)
-class Edit:
-    """One applied edit: its operator name and a human-readable ``before → after`` note."""
-
-    kind: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Mutation:
-    """A child genome and the edits that made it from the parent."""
-
-    child: Genome
-    instruction: MutationInstruction
-    edits: tuple[Edit, ...]
-
-
-Operator = Callable[[Genome, np.random.Generator], tuple[Genome, str] | None]
+Operator = GenericOperator[Genome]
 
 
 def mutate(
     parent: Genome, instruction: MutationInstruction, rng: np.random.Generator, max_edits: int = 2
-) -> Mutation:
+) -> Mutation[Genome]:
     """Apply 1..``max_edits`` edits of ``instruction`` to ``parent`` (always at least one edit).
 
     When no edit of the requested instruction applies (every field already at its bound), one
     ``vary`` edit is made instead and the returned instruction says so.
     """
-    genome = parent.normalized()
-    vary = instruction is MutationInstruction.VARY
-    wanted = 1 if vary else int(rng.integers(1, max_edits + 1))
-    edits = _apply_some(genome, operators_for(genome, instruction), wanted, rng)
-    used = instruction
-    if not edits:
-        edits = _apply_some(genome, operators_for(genome, MutationInstruction.VARY), 1, rng)
-        used = MutationInstruction.VARY
-    child = edits[-1][1] if edits else genome
-    check_bounds(child)
-    return Mutation(child=child, instruction=used, edits=tuple(edit for edit, _ in edits))
+    return mutate_genome(
+        parent, instruction, rng, max_edits, operators_for, _keeps_goal_reachable, check_bounds
+    )
 
 
-def _apply_some(
-    genome: Genome, operators: dict[str, Operator], wanted: int, rng: np.random.Generator
-) -> list[tuple[Edit, Genome]]:
-    names = list(operators)
-    order = rng.permutation(len(names))
-    done: list[tuple[Edit, Genome]] = []
-    current = genome
-    for index in order:
-        if len(done) == wanted:
-            break
-        name = names[int(index)]
-        result = operators[name](current, rng)
-        # Never trade a reachable goal for an unreachable one (the sandbox would reject it).
-        if result is None or (goal_reachable(current) and not goal_reachable(result[0])):
-            continue
-        child, note = result
-        current = child.normalized()
-        done.append((Edit(name, note), current))
-    return done
+def _keeps_goal_reachable(current: Genome, child: Genome) -> bool:
+    # Never trade a reachable goal for an unreachable one (the sandbox would reject it).
+    return goal_reachable(child) or not goal_reachable(current)
 
 
 # --- garbage, holes and wells ---------------------------------------------------------------
@@ -188,9 +148,7 @@ def add_garbage(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | Non
     if index is None:
         # A new block pushed last lies at the very bottom, under everything else.
         pushed = replace(g, stack=(*g.stack, GarbageBlock(rows, 1)))
-        child = replace(
-            pushed, filled=_shift(g.filled, rows), cleared=_shift(g.cleared, rows)
-        )
+        child = replace(pushed, filled=_shift(g.filled, rows), cleared=_shift(g.cleared, rows))
         return child, f"new bottom block of {rows} garbage row(s) with 1 hole each"
     child = _resize_block(g, index, rows)
     block = g.stack[index]
@@ -244,7 +202,9 @@ def move_holes(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None
         (i, j)
         for i, a in blocks
         for j, b in blocks
-        if i < j and isinstance(a, GarbageBlock) and isinstance(b, GarbageBlock)
+        if i < j
+        and isinstance(a, GarbageBlock)
+        and isinstance(b, GarbageBlock)
         and a.holes != b.holes
     ]
     if not pairs:
@@ -355,8 +315,7 @@ def mirror(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
     child = replace(
         g,
         stack=tuple(
-            Well(BOARD_WIDTH - 1 - b.column, b.depth) if isinstance(b, Well) else b
-            for b in g.stack
+            Well(BOARD_WIDTH - 1 - b.column, b.depth) if isinstance(b, Well) else b for b in g.stack
         ),
         filled=flip(g.filled),
         cleared=flip(g.cleared),

@@ -1,12 +1,13 @@
 """The mutation teacher: the embedded default that writes levels without a language model.
 
-ACCEL-style: read the parent into a typed genome (``genome.read_genome``, AST only — the
-parent's code is never run here), apply one or two typed edits in the direction the
-instruction asks for (``genome_edits``), write the child as readable level code whose
-docstring says what the level is and what changed from the parent, and validate it through
-the same sandbox pipeline as every other teacher. Each call returns one
-:class:`~dicode.teachers.base.TeacherResult`, accepted or not; nothing here raises on a bad
-parent or a failing sandbox.
+ACCEL-style: read the parent into the domain's typed genome (AST only — the parent's code is
+never run here), apply one or two typed edits in the direction the instruction asks for, write
+the child as readable level code whose docstring says what the level is and what changed from
+the parent, and validate it through the same sandbox pipeline as every other teacher. Each
+domain's genome is a :class:`~dicode.teachers.genome_base.GenomeCodec`: Tetris
+(``genome`` + ``genome_edits``) and Craftax (``craftax_genome`` + ``craftax_genome_edits``).
+Each call returns one :class:`~dicode.teachers.base.TeacherResult`, accepted or not; nothing
+here raises on a bad parent or a failing sandbox.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import textwrap
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -24,8 +27,7 @@ from dicode.teachers.base import (
     TeacherResult,
     Validate,
 )
-from dicode.teachers.genome import GenomeReading, describe, read_genome, write_level
-from dicode.teachers.genome_edits import Mutation, mutate
+from dicode.teachers.genome_base import GenomeCodec, GenomeReading, Mutation
 from dicode.teachers.registry import TeacherContext
 
 TEACHER_NAME = "mutation"
@@ -40,8 +42,40 @@ class ChildDraft:
 
     code: str
     description: str
-    mutation: Mutation
-    reading: GenomeReading  # how the parent was read (exact or fallback)
+    mutation: Mutation[Any]
+    reading: GenomeReading[Any]  # how the parent was read (exact or fallback)
+
+
+def _tetris_codec() -> GenomeCodec:
+    from dicode.teachers import genome, genome_edits
+
+    return GenomeCodec(
+        genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
+        fallback="the standard game",
+    )  # fmt: skip
+
+
+def _craftax_codec() -> GenomeCodec:
+    from dicode.teachers import craftax_genome, craftax_genome_edits
+
+    return GenomeCodec(
+        craftax_genome.read_genome, craftax_genome.write_level, craftax_genome.describe,
+        craftax_genome_edits.mutate, fallback="the unmodified game (every achievement as goal)",
+    )  # fmt: skip
+
+
+GENOME_CODECS: dict[str, Callable[[], GenomeCodec]] = {
+    "tetris": _tetris_codec,
+    "craftax": _craftax_codec,
+}
+
+
+def genome_codec(domain: str) -> GenomeCodec:
+    """The genome the mutation teacher edits for ``domain``."""
+    if domain not in GENOME_CODECS:
+        known = ", ".join(sorted(GENOME_CODECS))
+        raise ValueError(f"the mutation teacher knows {known}, not {domain!r}")
+    return GENOME_CODECS[domain]()
 
 
 @dataclass
@@ -50,21 +84,27 @@ class MutationTeacher:
 
     ``seed`` and the request's ``seed`` together seed the edits, so the same request always
     gives the same child. ``max_edits`` bounds the edits per harder/easier child (vary: one).
+    ``domain`` picks the genome (``GENOME_CODECS``).
     """
 
     validate: Validate
     seed: int = 0
     max_edits: int = 2
     name: str = TEACHER_NAME
+    domain: str = "tetris"
+    codec: GenomeCodec = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.codec = genome_codec(self.domain)
 
     def write_child(self, request: TeacherRequest) -> ChildDraft:
         """The child's code and how it came about, without validating it."""
         rng = np.random.default_rng([self.seed, request.seed])
-        reading = read_genome(request.parent.code)
-        mutation = mutate(reading.genome, request.instruction, rng, self.max_edits)
-        child = replace(mutation.child, description=child_description(request, reading, mutation))
-        child = child.normalized()
-        return ChildDraft(write_level(child), child.description, mutation, reading)
+        reading = self.codec.read(request.parent.code)
+        mutation = self.codec.mutate(reading.genome, request.instruction, rng, self.max_edits)
+        text = child_description(request, reading, mutation, self.codec)
+        child = replace(mutation.child, description=text).normalized()
+        return ChildDraft(self.codec.write(child), child.description, mutation, reading)
 
     async def propose(self, request: TeacherRequest) -> TeacherResult:
         started = time.perf_counter()
@@ -110,13 +150,13 @@ class MutationTeacher:
         return result
 
 
-def title(mutation: Mutation) -> str:
+def title(mutation: Mutation[Any]) -> str:
     """A one-line label: instruction and the edit kinds, e.g. ``harder: add_garbage + ...``."""
     kinds = " + ".join(edit.kind for edit in mutation.edits)
     return f"{mutation.instruction}: {kinds}"
 
 
-def reasoning(reading: GenomeReading, mutation: Mutation) -> str:
+def reasoning(reading: GenomeReading[Any], mutation: Mutation[Any]) -> str:
     """Why the child looks as it does, for the attempt record."""
     lines = [f"{edit.kind}: {edit.note}" for edit in mutation.edits]
     if not reading.exact:
@@ -125,15 +165,20 @@ def reasoning(reading: GenomeReading, mutation: Mutation) -> str:
 
 
 def child_description(
-    request: TeacherRequest, reading: GenomeReading, mutation: Mutation
+    request: TeacherRequest,
+    reading: GenomeReading[Any],
+    mutation: Mutation[Any],
+    codec: GenomeCodec,
 ) -> str:
     """The child's docstring: what the level is, then how it differs from its parent."""
     parent_name = request.parent.level_id or "the parent level"
     asked = request.instruction
-    change = f"Mutation ({mutation.instruction}) of {parent_name}: " + "; ".join(
-        edit.note for edit in mutation.edits
-    ) + "."
-    paragraphs = [describe(mutation.child), change]
+    change = (
+        f"Mutation ({mutation.instruction}) of {parent_name}: "
+        + "; ".join(edit.note for edit in mutation.edits)
+        + "."
+    )
+    paragraphs = [codec.describe(mutation.child), change]
     if mutation.instruction is not asked:
         paragraphs.append(
             f"No {asked} edit applied (every field is at its bound), so the level was varied."
@@ -142,7 +187,7 @@ def child_description(
         paragraphs.append(
             "The parent's code lies outside the mutation genome ("
             + "; ".join(reading.unsupported)
-            + "), so this child starts from the standard game."
+            + f"), so this child starts from {codec.fallback}."
         )
     parent_summary = _first_paragraph(request.parent.description)
     if parent_summary:
@@ -158,11 +203,11 @@ def _first_paragraph(text: str) -> str:
 
 
 def build_mutation_teacher(context: TeacherContext) -> MutationTeacher:
-    """Registry factory: options ``max_edits`` (default 2)."""
-    if context.domain != "tetris":
-        raise ValueError(f"the mutation teacher knows only tetris, not {context.domain!r}")
+    """Registry factory: options ``max_edits`` (default 2); domains in ``GENOME_CODECS``."""
+    genome_codec(context.domain)  # an unknown domain fails here, with the known ones named
     max_edits = int(context.options.get("max_edits", 2))
     if max_edits < 1:
         raise ValueError(f"max_edits must be >= 1, got {max_edits}")
-    return MutationTeacher(validate=context.validate, seed=context.seed, max_edits=max_edits)
-
+    return MutationTeacher(
+        validate=context.validate, seed=context.seed, max_edits=max_edits, domain=context.domain
+    )

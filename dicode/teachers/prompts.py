@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
+from types import ModuleType
 
 from dicode.teachers.base import MutationInstruction
 
@@ -74,30 +75,31 @@ def load_prompts(domain: str, root: Path | None = None) -> PromptSet:
     return PromptSet(domain=domain, instruction_hints=hints, **stages)
 
 
+def _builder_module(domain: str) -> ModuleType:
+    try:
+        return importlib.import_module(f"dicode.domains.{domain}.builder")
+    except ModuleNotFoundError:
+        raise PromptError(f"no builder module for domain {domain!r}") from None
+
+
 def builder_api_docs(domain: str) -> str:
     """The builder API section for ``domain``, generated from the builder's docstrings.
 
     Each domain's ``dicode.domains.<domain>.builder`` module provides ``builder_api_docs()``.
     """
-    module = importlib.import_module(f"dicode.domains.{domain}.builder")
-    render = getattr(module, "builder_api_docs", None)
+    render = getattr(_builder_module(domain), "builder_api_docs", None)
     if render is None:
         raise PromptError(f"dicode.domains.{domain}.builder has no builder_api_docs()")
     return str(render())
 
 
 def domain_prompt_values(domain: str) -> dict[str, str]:
-    """Values the domain's system template needs: builder API docs plus fixed game facts."""
+    """Values the domain's system template needs: the builder API docs plus the game facts the
+    builder module offers through ``prompt_facts()`` (read from its constants, never copied)."""
     values = {"builder_api": builder_api_docs(domain)}
-    if domain == "tetris":
-        # The builder holds the same constants as the schema without importing JAX.
-        from dicode.domains.tetris import builder
-
-        values |= {
-            "board_width": str(builder.BOARD_WIDTH),
-            "board_height": str(builder.BOARD_HEIGHT),
-            "piece_names": " ".join(builder.PIECE_NAMES),
-        }
+    facts = getattr(_builder_module(domain), "prompt_facts", None)
+    if facts is not None:
+        values |= {key: str(value) for key, value in facts().items()}
     return values
 
 

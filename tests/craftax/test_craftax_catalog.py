@@ -7,6 +7,7 @@ from craftax.craftax import constants as C
 from craftax.craftax.craftax_state import StaticEnvParams
 
 from dicode.domains.craftax import catalog
+from dicode.domains.craftax.schema import StateArrays
 
 
 def test_achievements_and_rewards_match_craftax() -> None:
@@ -55,3 +56,11 @@ def test_mob_kill_achievements_match_craftax() -> None:
     for kind, (mob_class, type_id) in catalog.MOB_KINDS.items():
         expected = int(table[catalog.MOB_CLASSES.index(mob_class), type_id])
         assert catalog.ACHIEVEMENT_IDS[catalog.MOB_KILL_ACHIEVEMENTS[kind]] == expected
+
+
+def test_floor_mobs_and_starting_vitals_match_craftax(base_pool: StateArrays) -> None:
+    assert tuple(map(tuple, np.asarray(C.FLOOR_MOB_MAPPING).tolist())) == catalog.FLOOR_MOB_TYPES
+    overworld = [catalog.floor_mob_kind(0, c) for c in catalog.MOB_CLASSES]
+    assert overworld == ["cow", "zombie", "skeleton"]
+    for vital in ("health", "food", "drink", "energy", "mana"):
+        assert (base_pool[f"player_{vital}"] == catalog.START_VITAL).all()

@@ -150,8 +150,8 @@ def test_a_broken_validator_is_recorded_not_raised() -> None:
 def test_the_registry_builds_the_mutation_teacher(validator: Validator) -> None:
     teacher = make_teacher("mutation", TeacherContext("tetris", validator.validate, seed=4))
     assert isinstance(teacher, MutationTeacher) and teacher.seed == 4
-    with pytest.raises(ValueError, match="tetris"):
-        make_teacher("mutation", TeacherContext("craftax", validator.validate))
+    with pytest.raises(ValueError, match="knows craftax, tetris, not 'chess'"):
+        make_teacher("mutation", TeacherContext("chess", validator.validate))
 
 
 def test_teach_cli_writes_children_and_verdicts(tmp_path: Path) -> None:

@@ -26,19 +26,23 @@ NumPy and the standard library only: this module runs inside the sandbox worker.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from dicode.domains.api_docs import render_builder_api
 from dicode.domains.craftax.catalog import (
     ACHIEVEMENT_IDS,
     ACHIEVEMENT_NAMES,
+    ACHIEVEMENT_REWARDS,
     BLOCK_IDS,
     BLOCK_NAMES,
     DAY_LENGTH,
     FLOOR_ENTRY_ACHIEVEMENT,
+    FLOOR_NAMES,
     INVENTORY_ACHIEVEMENTS,
     ITEM_LADDER_DOWN,
     ITEM_LADDER_UP,
@@ -48,10 +52,12 @@ from dicode.domains.craftax.catalog import (
     MOB_CLASSES,
     MOB_HEALTH,
     MOB_KINDS,
+    MONSTERS_KILLED_TO_CLEAR_FLOOR,
     NUM_ACHIEVEMENTS,
     NUM_FLOORS,
     PLACEABLE_BLOCKS,
     SOLID_BLOCKS,
+    floor_mob_kind,
 )
 from dicode.domains.craftax.rules import RULE_NAMES, RULES, default_rules
 from dicode.domains.craftax.schema import StateArrays, check_state_arrays
@@ -67,13 +73,27 @@ MAX_ATTRIBUTE = 5
 _MAX_GROWING_PLANTS = 10
 _SOLID_IDS = frozenset(BLOCK_IDS[name] for name in SOLID_BLOCKS)
 _WATER, _LAVA, _PLANT = BLOCK_IDS["water"], BLOCK_IDS["lava"], BLOCK_IDS["plant"]
-_INVENTORY_LIMITS = {
+INVENTORY_LIMITS = {
     "wood": MAX_INVENTORY, "stone": MAX_INVENTORY, "coal": MAX_INVENTORY,
     "iron": MAX_INVENTORY, "diamond": MAX_INVENTORY, "sapling": MAX_INVENTORY,
     "ruby": MAX_INVENTORY, "sapphire": MAX_INVENTORY, "arrows": MAX_INVENTORY,
     "torches": MAX_INVENTORY, "books": MAX_INVENTORY,
     "pickaxe": MAX_TOOL_TIER, "sword": MAX_TOOL_TIER, "bow": 1,
 }  # fmt: skip
+
+
+ATTRIBUTES = ("dexterity", "strength", "intelligence")
+VITALS = ("health", "food", "drink", "energy", "mana")
+
+
+def max_vital(name: str, attributes: Mapping[str, int]) -> int:
+    """A vital's maximum given the player's attributes (absent ones count as 1): health
+    8 + strength, food/drink/energy 7 + 2·dexterity, mana 6 + 3·intelligence."""
+    if name == "health":
+        return 8 + attributes.get("strength", 1)
+    if name == "mana":
+        return 6 + 3 * attributes.get("intelligence", 1)
+    return 7 + 2 * attributes.get("dexterity", 1)
 
 
 class BuildError(ValueError):
@@ -258,11 +278,11 @@ class CraftaxLevel:
         make_stone_pickaxe, …), so those achievements cannot be goals.
         """
         for name, value in items.items():
-            if name not in _INVENTORY_LIMITS:
+            if name not in INVENTORY_LIMITS:
                 raise BuildError(
-                    f"set_inventory: unknown item {name!r}; items are {sorted(_INVENTORY_LIMITS)}"
+                    f"set_inventory: unknown item {name!r}; items are {sorted(INVENTORY_LIMITS)}"
                 )
-            amount = _clamp(_as_int("set_inventory", name, value), 0, _INVENTORY_LIMITS[name])
+            amount = _clamp(_as_int("set_inventory", name, value), 0, INVENTORY_LIMITS[name])
             self._set(f"inventory.{name}", amount)
 
     def set_armour(self, tier: str, pieces: int = 4) -> None:
@@ -509,10 +529,8 @@ class CraftaxLevel:
         self._s[key] = np.asarray(value, self._s[key].dtype)
 
     def _max_vital(self, name: str) -> int:
-        dex, strength = int(self._s["player_dexterity"]), int(self._s["player_strength"])
-        intelligence = int(self._s["player_intelligence"])
-        return {"health": 8 + strength, "food": 7 + 2 * dex, "drink": 7 + 2 * dex,
-                "energy": 7 + 2 * dex, "mana": 6 + 3 * intelligence}[name]  # fmt: skip
+        attributes = {a: int(self._s[f"player_{a}"]) for a in ATTRIBUTES}
+        return max_vital(name, attributes)
 
     def _floor_arg(self, method: str, floor: int | None) -> int:
         if floor is None:
@@ -663,3 +681,58 @@ def build_level(
     level = CraftaxLevel(base_world, rng)
     build(level, rng)
     return level.finish()
+
+
+# Run by the sandbox runner after ``build``, not by level code.
+_RUNNER_METHODS = ("finish", "to_arrays")
+
+
+def builder_api_docs() -> str:
+    """The builder API documentation for prompts, rendered from this module's docstrings and
+    constants (bounds, names and achievements are generated, never restated by hand)."""
+    # The module docstring's last paragraph is for maintainers.
+    contract = "\n\n".join(inspect.cleandoc(__doc__ or "").split("\n\n")[:-1])
+    return render_builder_api(contract, CraftaxLevel, _bounds(), skip=_RUNNER_METHODS)
+
+
+def prompt_facts() -> dict[str, str]:
+    """Game facts the Craftax prompt templates name (``$num_achievements`` and so on)."""
+    return {
+        "num_achievements": str(NUM_ACHIEVEMENTS),
+        "num_floors": str(NUM_FLOORS),
+        "map_size": str(MAP_SIZE),
+        "floor_names": ", ".join(f"{i} {name}" for i, name in enumerate(FLOOR_NAMES)),
+        "monsters_to_clear_floor": str(MONSTERS_KILLED_TO_CLEAR_FLOOR),
+    }
+
+
+def _bounds() -> str:
+    items = [n for n, limit in INVENTORY_LIMITS.items() if limit == MAX_INVENTORY]
+    kinds = {c: [k for k, (kc, _) in MOB_KINDS.items() if kc == c] for c in MOB_CLASSES}
+    natural = "; ".join(
+        f"{f} {name}: " + ", ".join(floor_mob_kind(f, c) for c in MOB_CLASSES)
+        for f, name in enumerate(FLOOR_NAMES)
+    )
+    by_reward: dict[int, list[str]] = {}
+    for name, reward in zip(ACHIEVEMENT_NAMES, ACHIEVEMENT_REWARDS, strict=True):
+        by_reward.setdefault(reward, []).append(name)
+    lines = [
+        "Bounds and names (generated from the builder's constants):",
+        f"- map: {MAP_SIZE}x{MAP_SIZE} cells per floor, (row, col) in 0..{MAP_SIZE - 1};"
+        f" floors 0..{NUM_FLOORS - 1}: "
+        + ", ".join(f"{i} {name}" for i, name in enumerate(FLOOR_NAMES)),
+        f"- inventory: {', '.join(items)} in 0..{MAX_INVENTORY}; pickaxe and sword tiers"
+        f" 0..{MAX_TOOL_TIER}; bow 0..1; attributes 1..{MAX_ATTRIBUTE}",
+        "- mobs per floor at most: "
+        + ", ".join(f"{MOB_CAPS[c]} {c}" for c in MOB_CLASSES)
+        + "; kinds: "
+        + "; ".join(f"{c}: {', '.join(kinds[c])}" for c in MOB_CLASSES),
+        f"- the mobs Craftax spawns on each floor (passive, melee, ranged): {natural}",
+        "- rules (set_rules; 1.0 = normal Craftax):",
+        *(f"    {n} in [{r.low:g}, {r.high:g}]: {r.meaning}" for n, r in RULES.items()),
+        f"- placeable blocks: {', '.join(sorted(PLACEABLE_BLOCKS))}",
+        f"- the {NUM_ACHIEVEMENTS} achievements (set_goal), by reward (harder ones pay more):",
+        *(f"    {reward}: {', '.join(names)}" for reward, names in sorted(by_reward.items())),
+        "Allowed imports: math, itertools, functools, collections, numpy.",
+    ]
+    return "\n".join(lines)

@@ -89,6 +89,14 @@ MOB_KINDS: dict[str, tuple[str, int]] = {
     "kobold": ("ranged", 3), "knight_archer": ("ranged", 4), "deep_thing": ("ranged", 5),
     "fire_elemental": ("ranged", 6), "ice_elemental": ("ranged", 7),
 }  # fmt: skip
+# The mob type Craftax spawns on each floor, per class (passive, melee, ranged): its
+# FLOOR_MOB_MAPPING. ``floor_mob_kind`` names them.
+FLOOR_MOB_TYPES: tuple[tuple[int, int, int], ...] = (
+    (0, 0, 0), (2, 2, 2), (1, 1, 1), (2, 3, 3), (2, 4, 4), (1, 5, 5), (1, 6, 6), (1, 7, 7),
+    (0, 0, 0),
+)  # fmt: skip
+# Every vital (health, food, drink, energy, mana) of a newly generated world.
+START_VITAL = 9
 # Starting health of a mob by class and type id, as Craftax spawns them.
 MOB_HEALTH: dict[str, tuple[float, ...]] = {
     "passive": (3.0, 4.0, 6.0),
@@ -146,3 +154,9 @@ MOB_KILL_ACHIEVEMENTS: dict[str, str] = {
     "deep_thing": "defeat_deep_thing", "fire_elemental": "defeat_fire_elemental",
     "ice_elemental": "defeat_ice_elemental",
 }  # fmt: skip
+
+
+def floor_mob_kind(floor: int, mob_class: str) -> str:
+    """The kind of ``mob_class`` Craftax spawns on ``floor`` (e.g. floor 0, "melee" → zombie)."""
+    type_id = FLOOR_MOB_TYPES[floor][MOB_CLASSES.index(mob_class)]
+    return next(k for k, (c, t) in MOB_KINDS.items() if c == mob_class and t == type_id)

@@ -17,10 +17,10 @@ import inspect
 import math
 from collections.abc import Mapping
 from numbers import Integral, Real
-from typing import Any
 
 import numpy as np
 
+from dicode.domains.api_docs import render_builder_api
 from dicode.domains.tetris.constants import BOARD_HEIGHT, BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
 
 #: Version of the builder contract; stored in every level bundle's provenance.
@@ -246,27 +246,13 @@ def builder_api_docs() -> str:
     """The builder API documentation for prompts, rendered from this module's docstrings."""
     # The module docstring's first two paragraphs state the contract; the rest is for maintainers.
     contract = "\n\n".join(inspect.cleandoc(__doc__ or "").split("\n\n")[:2])
-    parts = [contract, "", "class LevelBuilder:", _indent(_doc(LevelBuilder))]
-    for name, member in LevelBuilder.__dict__.items():
-        if name.startswith("_") or name == "to_arrays":
-            continue
-        if isinstance(member, property):
-            parts.append(f"\n    level.{name}  (read-only)")
-            parts.append(_indent(_doc(member), 8))
-        elif callable(member):
-            # Annotations are strings here (postponed evaluation); show them without quotes.
-            signature = str(inspect.signature(member)).replace("'", "")
-            signature = signature.replace("(self, ", "(").replace("(self)", "()")
-            parts.append(f"\n    level.{name}{signature}")
-            parts.append(_indent(_doc(member), 8))
-    parts += ["", _BOUNDS]
-    return "\n".join(parts)
+    return render_builder_api(contract, LevelBuilder, _BOUNDS, skip=("to_arrays",))
 
 
-def _doc(obj: Any) -> str:
-    return inspect.cleandoc(obj.__doc__ or "")
-
-
-def _indent(text: str, spaces: int = 4) -> str:
-    pad = " " * spaces
-    return "\n".join(pad + line if line else line for line in text.splitlines())
+def prompt_facts() -> dict[str, str]:
+    """Game facts the Tetris prompt templates name (``$board_width`` and so on)."""
+    return {
+        "board_width": str(BOARD_WIDTH),
+        "board_height": str(BOARD_HEIGHT),
+        "piece_names": " ".join(PIECE_NAMES),
+    }
