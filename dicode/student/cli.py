@@ -30,6 +30,9 @@ def train_command(
         list[str] | None, typer.Option("--set", help="config override KEY=JSON, repeatable")
     ] = None,
     resume: Annotated[bool, typer.Option(help="continue from OUT/checkpoint.msgpack")] = False,
+    anneal: Annotated[
+        bool, typer.Option(help="decay the step size linearly to 0 over STEPS")
+    ] = False,
 ) -> None:
     """Target-only PPO; evaluation on the target protocol (20 games, 1,000-piece cap)."""
     overrides: dict[str, Any] = {}
@@ -39,6 +42,8 @@ def train_command(
             raise typer.BadParameter(f"unknown config key {key!r}")
         overrides[key] = json.loads(value)
     config = PPOConfig(seed=seed, **overrides)
+    if anneal:
+        config = config.annealed_over(steps)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
     loop = StudentLoop(config)

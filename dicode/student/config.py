@@ -9,7 +9,8 @@ with training seeds only (see docs/student.md); evaluation seeds were never used
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import math
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 
@@ -25,7 +26,7 @@ class PPOConfig:
     train_piece_cap: int = 2000  # pieces before a training episode is truncated (bootstrapped)
 
     # --- PPO / GAE -----------------------------------------------------------------------
-    gamma: float = 0.99  # discount per piece
+    gamma: float = 0.999  # discount per piece (a horizon of ~1,000 pieces: survival matters)
     gae_lambda: float = 0.9  # GAE lambda
     learning_rate: float = 3e-3  # Adam step size
     anneal_lr: bool = False  # linearly decay the step size to 0 over num_iterations
@@ -36,7 +37,7 @@ class PPOConfig:
     ent_coef: float = 0.001  # entropy bonus weight (the lookahead policy sharpens itself)
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # global gradient-norm clip
-    reward_scale: float = 0.1  # rewards are multiplied by this before GAE (keeps values O(10))
+    reward_scale: float = 0.02  # rewards are multiplied by this before GAE (values stay O(10))
 
     # --- network (raw boards in; see networks.py) ---------------------------------------
     column_features: int = 16  # per-column encoder width (shared across columns)
@@ -48,7 +49,7 @@ class PPOConfig:
     # With the lookahead: True = the actor loss trains only beta and the line rewards, V learns
     # from the critic loss alone (policy iteration over V); the update then never backprops
     # through the candidates. False = the actor gradient also flows into V.
-    detach_lookahead: bool = False
+    detach_lookahead: bool = True
 
     # --- completion bonus B = max(d, k * R_prev) on success (DiCode) ---------------------
     bonus_floor: float = 20.0  # d
@@ -67,6 +68,12 @@ class PPOConfig:
     @property
     def minibatch_size(self) -> int:
         return self.batch_size // self.num_minibatches
+
+    def annealed_over(self, env_steps: int) -> PPOConfig:
+        """This config with the step size decaying linearly to 0 over a known step budget."""
+        return replace(
+            self, anneal_lr=True, num_iterations=max(1, math.ceil(env_steps / self.batch_size))
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict, for recording the run's configuration."""
