@@ -2,62 +2,115 @@
 
     PYTHONPATH=$PWD python benchmarks/tetris_curriculum.py --profile quick
 
-Rules: each method trains for the same number of environment steps (pieces placed, all
-levels counted) from training seeds (default 0, 1, 2); then its greedy policy plays the target
-protocol (`docs/evaluation.md`: seed 0, 20 games, 1,000-piece cap). Nothing is tuned on that seed.
-Writes `docs/results.md` (command, rules, table) and the curves under `runs/benchmark/`.
-
-Methods available now: `ppo` (target-only PPO) and `dqn` (afterstate DQN on the corrected
-placement space). DR, PLR, SFL, DiCode and DiCode-OL need the mutation teacher and the sandbox
-wired into a `LevelSource` (see `dicode/student/train.py`); they are listed as missing.
+Rules: each method trains for the same number of environment steps (pieces placed, every slot
+counted) from training seeds (default 0, 1, 2); its greedy policy plays the target protocol
+(`docs/evaluation.md`: seed 0, 20 games, 1,000-piece cap) along the curve and at the end.
+Nothing is tuned on that seed. Methods: `ppo` (target only), `dr`, `plr`, `sfl`, `dicode`,
+`dicode_ol` (one 5-slot PPO student, real mutation teacher, sandbox and SQLite archive; see
+`services/curricula.py`) and `dqn` (afterstate DQN, corrected placements). Each run writes
+`config.json`, `curve.csv` and `curve.png` (and the curricula `archive.sqlite`) under
+`--out/<method>_s<seed>/`; the table replaces its own section of `--results`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import jax
 
-from dicode.student.config import PPOConfig
+from dicode.levels.pipeline import Validator
 from dicode.student.dqn import DQN, DQNConfig
 from dicode.student.evaluate import evaluate_greedy, make_greedy_evaluator
-from dicode.student.train import StudentLoop, train, write_curve
+from dicode.student.train import CompiledStudent, CurvePoint, write_curve
+from services.curricula import METHODS, MethodConfig, MethodResult, run_method, warm_up
 
 PROFILES = {"quick": 150_000, "full": 1_000_000}
-MISSING = ("DR", "PLR", "SFL", "DiCode", "DiCode-OL")
+SECTION = "## Tetris students at equal env-step budgets"
 
 
-def run_ppo(steps: int, seed: int, out: Path) -> float:
-    loop = StudentLoop(PPOConfig(seed=seed))
-    curve = train(loop, steps, eval_every_steps=max(steps // 4, 1), log=False)
-    write_curve(curve, out / f"ppo_s{seed}.csv", out / f"ppo_s{seed}.png")
-    return curve[-1].target_lines_mean
-
-
-def run_dqn(steps: int, seed: int, out: Path) -> float:
-    del out  # the DQN reports its final figure only
+def run_dqn(steps: int, seed: int, out: Path) -> MethodResult:
+    started = time.perf_counter()
+    run_dir = out / f"dqn_s{seed}"
     dqn = DQN(DQNConfig(seed=seed))
     state = dqn.init()
     chunk = 100
     per_chunk = chunk * dqn.config.num_envs
-    for _ in range(max(steps // per_chunk, 1)):
+    chunks = max(steps // per_chunk, 1)
+    for _ in range(chunks):
         state = dqn.run(state, chunk)
-    evaluator = make_greedy_evaluator(dqn.network)
-    return evaluate_greedy(evaluator, state.params).mean_lines
+    train_s = time.perf_counter() - started
+    result = evaluate_greedy(make_greedy_evaluator(dqn.network), state.params)
+    point = CurvePoint(
+        chunks * chunk,
+        chunks * per_chunk,
+        round(train_s, 2),
+        result.mean_lines,
+        result.std_lines,
+        float(result.pieces.mean()),
+        float("nan"),
+    )
+    write_curve([point], run_dir / "curve.csv", run_dir / "curve.png")  # final point only
+    outcome = MethodResult(
+        "dqn",
+        seed,
+        point.target_lines_mean,
+        point.target_lines_std,
+        point.env_steps,
+        round(time.perf_counter() - started, 1),
+        point.train_seconds,
+        0.0,
+        0,
+        0,
+        str(run_dir),
+    )
+    settings = {"method": "dqn", "seed": seed, "env_steps": steps, "dqn": asdict(dqn.config)}
+    settings["result"] = asdict(outcome)
+    (run_dir / "config.json").write_text(json.dumps(settings, indent=2, default=str) + "\n")
+    return outcome
 
 
-METHODS = {"ppo": run_ppo, "dqn": run_dqn}
+def table(rows: dict[str, list[MethodResult]]) -> list[str]:
+    lines = [
+        "| method | target lines (mean ± std over seeds) | per seed | env steps | "
+        "wall min per run | levels generated / accepted |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, results in rows.items():
+        scores = [r.target_lines for r in results]
+        per_seed = ", ".join(f"{s:.1f}" for s in scores)
+        wall = statistics.mean(r.wall_s for r in results) / 60
+        attempts = sum(r.attempts for r in results)
+        accepted = sum(r.accepted for r in results)
+        made = f"{attempts} / {accepted}" if attempts else "—"
+        lines.append(
+            f"| {name} | {statistics.mean(scores):.1f} ± {statistics.pstdev(scores):.1f} | "
+            f"{per_seed} | {results[0].env_steps:,} | {wall:.1f} | {made} |"
+        )
+    return lines
+
+
+def replace_section(document: str, section: str) -> str:
+    """``document`` with its ``SECTION`` (up to the next ``## ``) replaced, or appended."""
+    lines = document.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(SECTION)), None)
+    if start is None:
+        return document.rstrip("\n") + "\n\n" + section
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    tail = "\n".join(lines[end:])
+    return "\n".join(lines[:start]) + "\n" + section + ("\n" + tail + "\n" if tail else "")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick")
-    parser.add_argument("--methods", default="ppo,dqn")
+    parser.add_argument("--methods", default=",".join((*METHODS, "dqn")))
     parser.add_argument("--steps", type=int, help="override the profile's env-step budget")
     parser.add_argument("--seeds", default="0,1,2", help="training seeds, comma-separated")
     parser.add_argument("--out", type=Path, default=Path("runs/benchmark"))
@@ -65,37 +118,56 @@ def main() -> None:
     args = parser.parse_args()
     steps = args.steps or PROFILES[args.profile]
     seeds = [int(x) for x in args.seeds.split(",")]
-    args.out.mkdir(parents=True, exist_ok=True)
-    rows = []
+    methods = args.methods.split(",")
+    unknown = set(methods) - {*METHODS, "dqn"}
+    if unknown:
+        parser.error(f"unknown methods {sorted(unknown)}; known: {', '.join((*METHODS, 'dqn'))}")
+    config = MethodConfig()
+    rows: dict[str, list[MethodResult]] = {}
     started = time.perf_counter()
-    for name in args.methods.split(","):
-        scores = []
-        for seed in seeds:
-            t0 = time.perf_counter()
-            scores.append(METHODS[name](steps, seed, args.out))
-            print(f"{name} seed {seed}: {scores[-1]:.1f} lines ({time.perf_counter() - t0:.0f} s)")
-        rows.append((name, scores))
+    g = config.generator
+    with Validator(pool_size=g.pool_size, warm=g.warm_workers, rollout_steps=g.rollout_steps) as v:
+        # One compile for every PPO run, paid before the first is timed: wall times compare.
+        compiled = CompiledStudent.build(config.ppo, config.eval_games, config.eval_max_pieces)
+        warm_up(config, v, compiled)
+        for name in methods:
+            for seed in seeds:
+                result = (
+                    run_dqn(steps, seed, args.out)
+                    if name == "dqn"
+                    else run_method(name, steps, seed, args.out, config, v, compiled)
+                )
+                rows.setdefault(name, []).append(result)
+                print(
+                    f"{name} seed {seed}: {result.target_lines:.1f} lines, "
+                    f"{result.env_steps:,} steps, {result.wall_s:.0f} s "
+                    f"(generation {result.generation_s:.0f} s), "
+                    f"{result.accepted}/{result.attempts} levels accepted",
+                    flush=True,
+                )
     minutes = (time.perf_counter() - started) / 60
-    lines = [
-        "# Results: Tetris students at equal env-step budgets",
+    section = [
+        SECTION,
         "",
         f"Command: `PYTHONPATH=$PWD python {' '.join(sys.argv)}` "
         f"({minutes:.0f} min on {os.cpu_count()} CPUs, jax {jax.__version__}).",
         "",
-        f"Rules: {steps:,} environment steps per run, training seeds {seeds}; greedy "
-        "policy on the target protocol (seed 0, 20 games, 1,000-piece cap); lines per game.",
+        f"Rules: {steps:,} environment steps per run (every slot's pieces count), training "
+        f"seeds {seeds}; greedy policy on the target protocol (seed 0, 20 games, 1,000-piece "
+        "cap), lines per game; nothing tuned on the evaluation seed. One student for every "
+        f"PPO method: `PPOConfig` defaults with {config.ppo.num_slots} slots (one on the "
+        f"target game); {config.levels_per_session} mutation-teacher attempts before every "
+        f"session of {config.iterations_per_session} PPO iterations (`services/curricula.py`). "
+        "Wall time per run excludes the one shared compile (paid before the first run). "
+        "Curves and configs: `" + str(args.out) + "/<method>_s<seed>/`.",
         "",
-        "| method | target lines (mean ± std over seeds) | per seed |",
-        "|---|---|---|",
+        *table(rows),
+        "",
     ]
-    for name, scores in rows:
-        spread = statistics.pstdev(scores)
-        per_seed = ", ".join(f"{s:.1f}" for s in scores)
-        lines.append(f"| {name} | {statistics.mean(scores):.1f} ± {spread:.1f} | {per_seed} |")
-    lines += ["", f"Not run (not wired yet): {', '.join(MISSING)}.", ""]
+    document = args.results.read_text() if args.results.is_file() else "# Results\n"
     args.results.parent.mkdir(parents=True, exist_ok=True)
-    args.results.write_text("\n".join(lines))
-    print("\n".join(lines))
+    args.results.write_text(replace_section(document, "\n".join(section)))
+    print("\n".join(section))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,9 @@ class GeneratorSettings:
     rollout_steps: int = 150  # pieces per validation rollout
     warm_workers: int = 1  # idle sandbox workers kept ready
     poll_s: float = 1.0  # wait between checks while paused
+    # False: open loop — parents uniform over all levels, instruction uniform, and the teacher
+    # sees no performance (DiCode-OL and the domain-randomisation baselines).
+    feedback: bool = True
     teacher_options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -118,8 +121,8 @@ def profile(name: str, *, seed: int | None = None) -> RunSettings:
     settings = PROFILES[name]
     if seed is not None:
         settings = replace(
-            settings, seed=seed, student=replace(
-                settings.student, ppo=replace(settings.student.ppo, seed=seed)
-            )
+            settings,
+            seed=seed,
+            student=replace(settings.student, ppo=replace(settings.student.ppo, seed=seed)),
         )
     return settings

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import jax.numpy as jnp
 
+from archive_db.records import LevelInfo
 from archive_db.repository import ArchiveRepository
 from dicode.domains.tetris.schema import TetrisLevel
 from dicode.levels.bundle import LevelBundle
@@ -27,12 +28,26 @@ class ArchiveLevelSource:
         self.run_id = run_id
         self._pools: dict[int, TetrisLevel] = {}
 
-    def new_levels(self) -> Sequence[int]:
+    def levels(self) -> list[LevelInfo]:
+        """The run's levels the student can train on (Tetris, with a bundle), oldest first."""
         return [
-            level.id
+            level
             for level in self.repo.list_levels(self.run_id)
-            if level.domain == "tetris" and level.bundle_format and level.times_sampled == 0
+            if level.domain == "tetris" and level.bundle_format
         ]
+
+    def new_levels(self) -> Sequence[int]:
+        return [level.id for level in self.levels() if level.times_sampled == 0]
+
+    def measured(self) -> tuple[list[int], list[float]]:
+        """Levels with a success rate from their latest evaluation, and those rates."""
+        ids: list[int] = []
+        rates: list[float] = []
+        for level in self.levels():
+            if level.success_rate is not None:
+                ids.append(level.id)
+                rates.append(level.success_rate)
+        return ids, rates
 
     def active(self) -> tuple[Sequence[int], Sequence[float]]:
         active = self.repo.active_set(self.run_id)

@@ -8,6 +8,8 @@ Per session (a few PPO iterations with fixed slots):
 After the session, finished episodes give each level its success rate and mean return
 (:func:`level_outcomes`), which the student service writes back as evaluations; the target's
 mean return becomes the next ``R_prev`` of the completion bonus.
+Two other mixers serve the benchmark's baselines: :func:`plan_uniform` (domain randomisation)
+and :func:`plan_learnable` (sampling for learnability); all three end in :func:`place_levels`.
 Slots are arrays the compiled trainer consumes (:func:`build_slots`); a swap never recompiles.
 """
 
@@ -96,8 +98,7 @@ def plan_slots(
     Returns ``(slot_levels, slot_reset, new_state)``; ``slot_reset[s]`` is True where the slot's
     level changed, so its environments restart on the new level.
     """
-    n_target = num_target_slots(num_slots, config)
-    free = num_slots - n_target
+    free = num_slots - num_target_slots(num_slots, config)
     fresh = [lvl for lvl in dict.fromkeys(new_levels) if lvl not in state.trained][:free]
     buffer = replay.sync_levels(state.buffer, active_ids, active_scores)
     chosen: list[int] = list(fresh)
@@ -108,17 +109,75 @@ def plan_slots(
             buffer, rng, want, config.staleness_coef, config.temperature
         )
         chosen += [int(x) for x in drawn if int(x) not in fresh]
+    return place_levels(replace(state, buffer=buffer), num_slots, chosen, config)
+
+
+def place_levels(
+    state: CurriculumState,
+    num_slots: int,
+    chosen: Sequence[int],
+    config: CurriculumConfig = CurriculumConfig(),
+) -> tuple[np.ndarray, np.ndarray, CurriculumState]:
+    """The target's slots first, then ``chosen`` over the free slots (repeated cyclically;
+    the target game when nothing was chosen). Returns what :func:`plan_slots` returns."""
+    n_target = num_target_slots(num_slots, config)
+    free = num_slots - n_target
     others = [chosen[i % len(chosen)] for i in range(free)] if chosen else [TARGET] * free
     slot_levels = np.array([TARGET] * n_target + others, dtype=np.int64)
     previous = np.array(state.slot_levels or [TARGET - 1] * num_slots, dtype=np.int64)
     slot_reset = slot_levels != previous
     new_state = replace(
         state,
-        buffer=buffer,
         trained=state.trained | frozenset(int(x) for x in slot_levels if x != TARGET),
         slot_levels=tuple(int(x) for x in slot_levels),
     )
     return slot_levels, slot_reset, new_state
+
+
+def plan_uniform(
+    state: CurriculumState,
+    num_slots: int,
+    level_ids: Sequence[int],
+    rng: np.random.Generator,
+    config: CurriculumConfig = CurriculumConfig(),
+) -> tuple[np.ndarray, np.ndarray, CurriculumState]:
+    """Domain randomisation: the free slots take levels drawn uniformly from ``level_ids``
+    (distinct while there are enough), whatever the student did on them."""
+    free = num_slots - num_target_slots(num_slots, config)
+    ids = np.asarray(level_ids, dtype=np.int64)
+    chosen = (
+        rng.choice(ids, size=free, replace=ids.size < free).tolist() if ids.size and free else []
+    )
+    return place_levels(state, num_slots, chosen, config)
+
+
+def plan_learnable(
+    state: CurriculumState,
+    num_slots: int,
+    new_levels: Sequence[int],
+    measured_ids: Sequence[int],
+    measured_success: Sequence[float],
+    rng: np.random.Generator,
+    top_k: int,
+    config: CurriculumConfig = CurriculumConfig(),
+) -> tuple[np.ndarray, np.ndarray, CurriculumState]:
+    """Sampling for learnability (SFL; Rutherford et al. 2024, "No Regrets: Investigating and
+    Improving Regret Approximations for Curriculum Discovery", NeurIPS, arXiv:2408.15099).
+
+    New levels first (SFL's share of fresh random levels, which is also how a level gets its
+    success rate measured); the other free slots are drawn uniformly, without replacement,
+    from the ``top_k`` measured levels of highest learnability p(1−p) (ties: the lower id).
+    """
+    free = num_slots - num_target_slots(num_slots, config)
+    fresh = [lvl for lvl in dict.fromkeys(new_levels) if lvl not in state.trained][:free]
+    ids = np.asarray(measured_ids, dtype=np.int64)
+    scores = np.array([learnability(p) for p in measured_success], dtype=np.float64)
+    keep = ~np.isin(ids, fresh)
+    ids, scores = ids[keep], scores[keep]
+    order = np.lexsort((ids, -scores))[:top_k]
+    want = min(free - len(fresh), order.size)
+    drawn = rng.choice(ids[order], size=want, replace=False).tolist() if want > 0 else []
+    return place_levels(state, num_slots, fresh + drawn, config)
 
 
 def build_slots(

@@ -119,6 +119,9 @@ class Trainer:
 
     def __post_init__(self) -> None:
         self.network = make_network(self.config)
+        # One optimiser object: it is static in the runner, so a new one per init would
+        # recompile `iterate` for every runner this trainer starts.
+        self.optimizer = self._optimizer()
         self.iterate = jax.jit(self._iterate)
 
     def _optimizer(self) -> optax.GradientTransformation:
@@ -137,7 +140,7 @@ class Trainer:
         obs = jax.vmap(env.observe)(states)
         one = jax.tree_util.tree_map(lambda x: x[0], obs)
         params = self.network.init(k_net, one.board, one.afterstates, one.lines, one.legal)
-        train = TrainState.create(apply_fn=self.network.apply, params=params, tx=self._optimizer())
+        train = TrainState.create(apply_fn=self.network.apply, params=params, tx=self.optimizer)
         zeros = jnp.zeros((c.num_envs,), jnp.float32)
         runner = RunnerState(
             train=train,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -33,7 +33,7 @@ from dicode.student.curriculum import (
     merge_outcomes,
     plan_slots,
 )
-from dicode.student.evaluate import evaluate_greedy, make_greedy_evaluator
+from dicode.student.evaluate import Evaluator, evaluate_greedy, make_greedy_evaluator
 from dicode.student.ppo import RunnerState, Trainer
 
 
@@ -49,6 +49,19 @@ class LevelSource(Protocol):
     def record(self, iteration: int, outcomes: dict[int, LevelOutcome]) -> None: ...
 
 
+class SlotPlanner(Protocol):
+    """Chooses the next session's slots; returns ``(slot_levels, slot_reset, state)`` like
+    :func:`~dicode.student.curriculum.plan_slots`, which a loop without a planner uses."""
+
+    def __call__(
+        self,
+        state: CurriculumState,
+        num_slots: int,
+        rng: np.random.Generator,
+        config: CurriculumConfig,
+    ) -> tuple[np.ndarray, np.ndarray, CurriculumState]: ...
+
+
 @dataclass
 class CurvePoint:
     """One row of the learning curve."""
@@ -62,6 +75,28 @@ class CurvePoint:
     train_target_lines: float  # mean lines of target episodes finished since the last row
 
 
+@dataclass(frozen=True)
+class CompiledStudent:
+    """A trainer and a greedy target evaluator, each compiled on first use. Loops that differ
+    only in seed may share one (``StudentLoop(compiled=...)``) and skip their compiles."""
+
+    trainer: Trainer
+    evaluator: Evaluator
+    eval_games: int
+    eval_max_pieces: int
+
+    @classmethod
+    def build(cls, config: PPOConfig, eval_games: int, eval_max_pieces: int) -> CompiledStudent:
+        trainer = Trainer(config)
+        evaluator = make_greedy_evaluator(trainer.network, eval_games, eval_max_pieces)
+        return cls(trainer, evaluator, eval_games, eval_max_pieces)
+
+    def fits(self, config: PPOConfig, eval_games: int, eval_max_pieces: int) -> bool:
+        """Same layout, network, update and evaluation (the trainer never reads the seed)."""
+        same_eval = (eval_games, eval_max_pieces) == (self.eval_games, self.eval_max_pieces)
+        return same_eval and replace(config, seed=self.trainer.config.seed) == self.trainer.config
+
+
 @dataclass
 class StudentLoop:
     """Owns the trainer, its runner state, the curriculum state and the bonus's ``R_prev``."""
@@ -71,9 +106,17 @@ class StudentLoop:
     curriculum_config: CurriculumConfig = field(default_factory=CurriculumConfig)
     eval_games: int = 20
     eval_max_pieces: int = 1_000
+    planner: SlotPlanner | None = None  # None: new levels first, then PLR over source.active()
+    compiled: CompiledStudent | None = None  # None: compile a trainer and evaluator of its own
 
     def __post_init__(self) -> None:
-        self.trainer = Trainer(self.config)
+        compiled = self.compiled or CompiledStudent.build(
+            self.config, self.eval_games, self.eval_max_pieces
+        )
+        if not compiled.fits(self.config, self.eval_games, self.eval_max_pieces):
+            raise ValueError("the shared compiled student has another configuration")
+        self.trainer = compiled.trainer
+        self.evaluator = compiled.evaluator
         self.target_pool = stack_levels([target_level()])
         self.slot_levels = np.full(self.config.num_slots, TARGET, dtype=np.int64)
         self.slots = self._build(self.slot_levels)
@@ -81,9 +124,6 @@ class StudentLoop:
         self.curriculum = CurriculumState(slot_levels=tuple(int(x) for x in self.slot_levels))
         self.np_rng = np.random.default_rng(self.config.seed)
         self.r_prev = 0.0
-        self.evaluator = make_greedy_evaluator(
-            self.trainer.network, self.eval_games, self.eval_max_pieces
-        )
 
     def _build(self, slot_levels: np.ndarray) -> TetrisLevel:
         pools = (
@@ -103,15 +143,9 @@ class StudentLoop:
         """Plan the slots, train ``iterations`` iterations, report and return the outcomes."""
         reset = np.zeros(self.config.num_slots, dtype=bool)
         if self.source is not None:
-            active_ids, active_scores = self.source.active()
-            self.slot_levels, reset, self.curriculum = plan_slots(
-                self.curriculum,
-                self.config.num_slots,
-                self.source.new_levels(),
-                active_ids,
-                active_scores,
-                self.np_rng,
-                self.curriculum_config,
+            planner = self.planner or self._plan_from_source
+            self.slot_levels, reset, self.curriculum = planner(
+                self.curriculum, self.config.num_slots, self.np_rng, self.curriculum_config
             )
             self.slots = self._build(self.slot_levels)
         outcomes: dict[int, LevelOutcome] = {}
@@ -127,6 +161,19 @@ class StudentLoop:
         if self.source is not None:
             self.source.record(self.iteration, outcomes)
         return outcomes
+
+    def _plan_from_source(
+        self,
+        state: CurriculumState,
+        num_slots: int,
+        rng: np.random.Generator,
+        config: CurriculumConfig,
+    ) -> tuple[np.ndarray, np.ndarray, CurriculumState]:
+        assert self.source is not None
+        active_ids, active_scores = self.source.active()
+        return plan_slots(
+            state, num_slots, self.source.new_levels(), active_ids, active_scores, rng, config
+        )
 
     def evaluate(self) -> tuple[float, float, float]:
         """Greedy target protocol: mean lines, std lines, mean pieces."""
@@ -156,8 +203,13 @@ def train(
     eval_every_steps: int = 50_000,
     checkpoint: Path | None = None,
     log: bool = True,
+    before_session: Callable[[], object] | None = None,
 ) -> list[CurvePoint]:
-    """Train until ``env_steps`` environment steps; evaluate on a step schedule."""
+    """Train until ``env_steps`` environment steps; evaluate on a step schedule.
+
+    ``before_session`` runs before every session (e.g. a teacher writing the levels the
+    session may draw); its time is not counted as training time.
+    """
     curve: list[CurvePoint] = []
     per_iter = loop.config.batch_size
     train_seconds = 0.0
@@ -185,6 +237,8 @@ def train(
                 loop.save(checkpoint)
         if steps >= env_steps:
             return curve
+        if before_session is not None:
+            before_session()
         started = time.perf_counter()
         outcomes = loop.run_session(iterations_per_session)
         jax.block_until_ready(loop.runner.train.params)

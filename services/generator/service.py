@@ -8,6 +8,9 @@ transaction as soon as it finishes. Nothing else is kept in memory that matters:
 `kill -9` a fresh generator re-reads the archive and carries on; an attempt that was in flight
 is simply made again.
 
+With ``feedback`` off (open loop) the parent is drawn uniformly from every level, the
+instruction uniformly from harder/vary/easier, and the request carries no performance profile.
+
 Back-pressure: no new attempt starts while the run has ``max_untrained`` or more accepted
 levels the student has not trained on yet, or while generation is paused (`control`).
 """
@@ -31,6 +34,7 @@ from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import Verdict
 from dicode.teachers.base import (
+    MutationInstruction,
     ParentLevel,
     PerformanceProfile,
     Teacher,
@@ -127,8 +131,14 @@ class Generator:
             started = time.perf_counter()
             verdict = self._validate(source)
             record_verdict(
-                self.repo, self.run_id, self.domain, SEED_TEACHER, source, verdict,
-                time.perf_counter() - started, name=name,
+                self.repo,
+                self.run_id,
+                self.domain,
+                SEED_TEACHER,
+                source,
+                verdict,
+                time.perf_counter() - started,
+                name=name,
             )
             count += 1
         return count
@@ -167,10 +177,22 @@ class Generator:
             await asyncio.gather(*running, return_exceptions=True)
         return self.stats
 
+    def generate(self, attempts: int) -> GeneratorStats:
+        """``attempts`` attempts one after another, in this thread (no back-pressure, no pause):
+        for callers that interleave generation with training, such as the benchmark."""
+
+        async def one_by_one() -> None:
+            for _ in range(attempts):
+                self.stats.started += 1
+                await self.attempt(self.stats.started)
+
+        asyncio.run(one_by_one())
+        return self.stats
+
     async def attempt(self, number: int) -> None:
         """One attempt from parent selection to its archive row; never raises."""
         try:
-            request, parent_id = await asyncio.to_thread(self._request, number)
+            request, parent_id = await asyncio.to_thread(self.next_request, number)
             result = await self.teacher.propose(request)
             await asyncio.to_thread(
                 record_result, self.repo, self.run_id, result, self.domain, parent_id
@@ -194,11 +216,19 @@ class Generator:
         stats = self.repo.stats(self.run_id)  # counts rows; no attempt is loaded
         return stats.accepted + stats.rejected
 
-    def _request(self, number: int) -> tuple[TeacherRequest, int]:
+    def next_request(self, number: int) -> tuple[TeacherRequest, int]:
+        """The teacher request of attempt ``number`` and its parent's id (draws the parent)."""
         self.view.refresh(self.repo, self.run_id)
         columns = self.view.columns()
         if columns.ids.size == 0:
             raise RuntimeError("the run has no level to generate from (seed it first)")
+        if not self.settings.feedback:
+            parent_id = int(self._rng.choice(columns.ids))
+            level = self.repo.get_level(parent_id)
+            parent = ParentLevel(level.description, level.code, level_id=str(parent_id))
+            instruction = MutationInstruction(self._rng.choice(list(MutationInstruction)))
+            seed = int(self._rng.integers(2**31)) + number
+            return TeacherRequest(parent, PerformanceProfile(), instruction, seed=seed), parent_id
         parent_id = int(select_parents(columns, 1, self._rng, self.archive)[0])
         level = self.repo.get_level(parent_id)
         history = tuple(

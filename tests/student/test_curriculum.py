@@ -17,7 +17,9 @@ from dicode.student.curriculum import (
     build_slots,
     level_outcomes,
     num_target_slots,
+    plan_learnable,
     plan_slots,
+    plan_uniform,
     replay_scores,
 )
 from dicode.student.ppo import SlotStats
@@ -113,3 +115,32 @@ def test_outcomes_are_summed_per_level_and_scored_by_learnability() -> None:
     assert out[TARGET].mean_return == 10.0 and out[TARGET].success_rate == 0.0
     assert out[9].episodes == 8 and out[9].successes == 4 and out[9].success_rate == 0.5
     assert replay_scores(out) == {9: 0.25}
+
+
+def test_domain_randomisation_draws_distinct_levels_uniformly() -> None:
+    rng = np.random.default_rng(0)
+    counts = np.zeros(10, dtype=int)
+    state = CurriculumState()
+    for _ in range(500):
+        slots, _, state = plan_uniform(state, 5, list(range(10)), rng)
+        assert slots[0] == TARGET and len(set(slots[1:].tolist())) == 4
+        counts[slots[1:]] += 1
+    assert counts.min() > 0.8 * counts.mean() and counts.max() < 1.2 * counts.mean()
+    assert state.trained == frozenset(range(10))
+    few, _, _ = plan_uniform(CurriculumState(), 5, [3], rng)  # one level fills every free slot
+    assert few.tolist() == [TARGET, 3, 3, 3, 3]
+    none, _, _ = plan_uniform(CurriculumState(), 5, [], rng)
+    assert (none == TARGET).all()
+
+
+def test_sfl_trains_new_levels_then_only_the_most_learnable() -> None:
+    rng = np.random.default_rng(0)
+    measured = [1, 2, 3, 4, 5, 6]
+    success = [1.0, 0.5, 0.0, 0.4, 0.9, 0.2]  # learnability .0 .25 .0 .24 .09 .16
+    for _ in range(50):
+        slots, _, _ = plan_learnable(CurriculumState(), 5, [9], measured, success, rng, top_k=3)
+        assert slots[:2].tolist() == [TARGET, 9]
+        assert sorted(slots[2:].tolist()) == [2, 4, 6]  # the top 3, each once
+    trained = CurriculumState(trained=frozenset({9}))
+    slots, _, _ = plan_learnable(trained, 5, [9], measured, success, rng, top_k=2)
+    assert sorted(slots[1:].tolist()) == [2, 2, 4, 4]  # fewer than the free slots: repeated

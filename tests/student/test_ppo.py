@@ -6,9 +6,12 @@ import dataclasses
 
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from dicode.domains.tetris.schema import TetrisLevel, target_level
+from dicode.student.evaluate import make_greedy_evaluator
 from dicode.student.ppo import Trainer, completion_bonus
+from dicode.student.train import CompiledStudent, StudentLoop
 from tests.student.conftest import TINY, pool_of, slots_of
 
 
@@ -39,6 +42,28 @@ def test_compile_count_stays_flat_across_slot_swaps(
     assert tiny_trainer.trace_count - before <= 1  # the first call may trace, no later one
     assert tiny_trainer.iterate._cache_size() == 1
     assert int(runner.iteration) == len(swaps)
+
+
+def test_loops_sharing_a_compiled_student_compile_once(tiny_trainer: Trainer) -> None:
+    evaluator = make_greedy_evaluator(tiny_trainer.network, 2, 10)
+    compiled = CompiledStudent(tiny_trainer, evaluator, eval_games=2, eval_max_pieces=10)
+    before = tiny_trainer.trace_count
+    for seed in (0, 1):  # another seed, another runner: the same compiled iteration
+        loop = StudentLoop(
+            dataclasses.replace(TINY, seed=seed),
+            eval_games=2,
+            eval_max_pieces=10,
+            compiled=compiled,
+        )
+        loop.run_session(1)
+    assert tiny_trainer.trace_count - before <= 1  # 0 when an earlier test compiled it
+    with pytest.raises(ValueError, match="another configuration"):
+        StudentLoop(
+            dataclasses.replace(TINY, hidden=16),
+            eval_games=2,
+            eval_max_pieces=10,
+            compiled=compiled,
+        )
 
 
 def test_completion_bonus_is_max_of_floor_and_scaled_previous_return() -> None:
