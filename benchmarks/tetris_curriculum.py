@@ -10,18 +10,26 @@ Nothing is tuned on that seed. Methods: `ppo` (target only), `dr`, `plr`, `sfl`,
 `services/curricula.py`) and `dqn` (afterstate DQN, corrected placements). Each run writes
 `config.json`, `curve.csv` and `curve.png` (and the curricula `archive.sqlite`) under
 `--out/<method>_s<seed>/`; the table replaces its own section of `--results`.
+
+The PPO student's step size decays linearly to 0 over the budget (`PPOConfig.annealed_over`).
+The DQN gets its own, smaller budget (`--dqn-steps`): its update costs ~2× PPO's per step.
+`--jobs 2` runs two worker processes (each compiles once and keeps a warm sandbox pool).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import multiprocessing
 import os
 import statistics
 import sys
 import time
-from dataclasses import asdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import jax
 
@@ -31,7 +39,8 @@ from dicode.student.evaluate import evaluate_greedy, make_greedy_evaluator
 from dicode.student.train import CompiledStudent, CurvePoint, write_curve
 from services.curricula import METHODS, MethodConfig, MethodResult, run_method, warm_up
 
-PROFILES = {"quick": 150_000, "full": 1_000_000}
+# (PPO env steps, DQN env steps) per run.
+PROFILES = {"quick": (1_500_000, 500_000), "full": (5_000_000, 1_500_000)}
 SECTION = "## Tetris students at equal env-step budgets"
 
 
@@ -107,58 +116,99 @@ def replace_section(document: str, section: str) -> str:
     return "\n".join(lines[:start]) + "\n" + section + ("\n" + tail + "\n" if tail else "")
 
 
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config: MethodConfig) -> None:
+    """One per worker process: a warm sandbox pool and one compiled student, paid before any
+    run is timed (wall times compare)."""
+    g = config.generator
+    validator = Validator(pool_size=g.pool_size, warm=g.warm_workers, rollout_steps=g.rollout_steps)
+    atexit.register(validator.close)
+    compiled = CompiledStudent.build(config.ppo, config.eval_games, config.eval_max_pieces)
+    warm_up(config, validator, compiled)
+    _WORKER.update(config=config, validator=validator, compiled=compiled)
+
+
+def _run(name: str, steps: int, seed: int, out: Path) -> MethodResult:
+    if name == "dqn":
+        return run_dqn(steps, seed, out)
+    w = _WORKER
+    return run_method(name, steps, seed, out, w["config"], w["validator"], w["compiled"])
+
+
+def _print(result: MethodResult) -> None:
+    print(
+        f"{result.method} seed {result.seed}: {result.target_lines:.1f} lines, "
+        f"{result.env_steps:,} steps, {result.wall_s:.0f} s "
+        f"(generation {result.generation_s:.0f} s), "
+        f"{result.accepted}/{result.attempts} levels accepted",
+        flush=True,
+    )
+
+
+def run_all(
+    tasks: list[tuple[str, int, int]], config: MethodConfig, out: Path, jobs: int
+) -> list[MethodResult]:
+    """Every (method, steps, seed) task, in ``jobs`` worker processes (1 = this process)."""
+    if jobs == 1:
+        _init_worker(config)
+        results = []
+        for name, steps, seed in tasks:
+            results.append(_run(name, steps, seed, out))
+            _print(results[-1])
+        return results
+    spawn = multiprocessing.get_context("spawn")  # JAX state must not be forked
+    with ProcessPoolExecutor(jobs, spawn, initializer=_init_worker, initargs=(config,)) as pool:
+        futures = [pool.submit(_run, name, steps, seed, out) for name, steps, seed in tasks]
+        for future in as_completed(futures):
+            _print(future.result())
+        return [f.result() for f in futures]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick")
     parser.add_argument("--methods", default=",".join((*METHODS, "dqn")))
-    parser.add_argument("--steps", type=int, help="override the profile's env-step budget")
+    parser.add_argument("--steps", type=int, help="override the profile's PPO env-step budget")
+    parser.add_argument("--dqn-steps", type=int, help="override the profile's DQN budget")
     parser.add_argument("--seeds", default="0,1,2", help="training seeds, comma-separated")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--out", type=Path, default=Path("runs/benchmark"))
     parser.add_argument("--results", type=Path, default=Path("docs/results.md"))
     args = parser.parse_args()
-    steps = args.steps or PROFILES[args.profile]
+    steps = args.steps or PROFILES[args.profile][0]
+    dqn_steps = args.dqn_steps or PROFILES[args.profile][1]
     seeds = [int(x) for x in args.seeds.split(",")]
     methods = args.methods.split(",")
     unknown = set(methods) - {*METHODS, "dqn"}
     if unknown:
         parser.error(f"unknown methods {sorted(unknown)}; known: {', '.join((*METHODS, 'dqn'))}")
-    config = MethodConfig()
-    rows: dict[str, list[MethodResult]] = {}
+    base = MethodConfig()
+    config = replace(base, ppo=base.ppo.annealed_over(steps))
+    tasks = [
+        (name, dqn_steps if name == "dqn" else steps, seed) for name in methods for seed in seeds
+    ]
     started = time.perf_counter()
-    g = config.generator
-    with Validator(pool_size=g.pool_size, warm=g.warm_workers, rollout_steps=g.rollout_steps) as v:
-        # One compile for every PPO run, paid before the first is timed: wall times compare.
-        compiled = CompiledStudent.build(config.ppo, config.eval_games, config.eval_max_pieces)
-        warm_up(config, v, compiled)
-        for name in methods:
-            for seed in seeds:
-                result = (
-                    run_dqn(steps, seed, args.out)
-                    if name == "dqn"
-                    else run_method(name, steps, seed, args.out, config, v, compiled)
-                )
-                rows.setdefault(name, []).append(result)
-                print(
-                    f"{name} seed {seed}: {result.target_lines:.1f} lines, "
-                    f"{result.env_steps:,} steps, {result.wall_s:.0f} s "
-                    f"(generation {result.generation_s:.0f} s), "
-                    f"{result.accepted}/{result.attempts} levels accepted",
-                    flush=True,
-                )
+    rows: dict[str, list[MethodResult]] = {}
+    for result in run_all(tasks, config, args.out, args.jobs):
+        rows.setdefault(result.method, []).append(result)
     minutes = (time.perf_counter() - started) / 60
     section = [
         SECTION,
         "",
         f"Command: `PYTHONPATH=$PWD python {' '.join(sys.argv)}` "
-        f"({minutes:.0f} min on {os.cpu_count()} CPUs, jax {jax.__version__}).",
+        f"({minutes:.0f} min on {os.cpu_count()} CPUs, {args.jobs} worker process(es), "
+        f"jax {jax.__version__}).",
         "",
-        f"Rules: {steps:,} environment steps per run (every slot's pieces count), training "
-        f"seeds {seeds}; greedy policy on the target protocol (seed 0, 20 games, 1,000-piece "
-        "cap), lines per game; nothing tuned on the evaluation seed. One student for every "
-        f"PPO method: `PPOConfig` defaults with {config.ppo.num_slots} slots (one on the "
-        f"target game); {config.levels_per_session} mutation-teacher attempts before every "
-        f"session of {config.iterations_per_session} PPO iterations (`services/curricula.py`). "
-        "Wall time per run excludes the one shared compile (paid before the first run). "
+        f"Rules: {steps:,} environment steps per PPO run (every slot's pieces count; the DQN "
+        f"{dqn_steps:,}), training seeds {seeds}; greedy policy on the target protocol (seed 0, "
+        "20 games, 1,000-piece cap), lines per game; nothing tuned on the evaluation seed. One "
+        f"student for every PPO method: `PPOConfig` defaults with {config.ppo.num_slots} slots "
+        f"× {config.ppo.envs_per_slot} envs (one slot on the target game), step size annealed "
+        f"to 0 over the budget; {config.levels_per_session} mutation-teacher attempts before "
+        f"every session of {config.iterations_per_session} PPO iterations "
+        "(`services/curricula.py`). Wall time per run excludes the worker's one compile. "
         "Curves and configs: `" + str(args.out) + "/<method>_s<seed>/`.",
         "",
         *table(rows),

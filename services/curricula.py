@@ -73,13 +73,16 @@ _ACTIVE_SET = frozenset({"dicode", "dicode_ol"})
 class MethodConfig:
     """What every method shares; only the layout of the PPO student departs from defaults."""
 
-    # 5 slots: one (20 %) on the target game; pools of 8 = the generator's bundles.
-    ppo: PPOConfig = field(default_factory=lambda: PPOConfig(num_slots=5, pool_size=8))
+    # 5 slots: one (20 %) on the target game; 13 envs each = the 64-env batch the defaults were
+    # tuned with (more envs per update = fewer updates per env step); pools of 8 = the bundles.
+    ppo: PPOConfig = field(
+        default_factory=lambda: PPOConfig(num_slots=5, envs_per_slot=13, pool_size=8)
+    )
     generator: GeneratorSettings = field(default_factory=GeneratorSettings)
     # DiCode keeps 100 active levels for 15 level slots; the same ratio for our 4 is 27.
     archive: ArchiveConfig = field(default_factory=lambda: ArchiveConfig(active_capacity=27))
     curriculum: CurriculumConfig = field(default_factory=CurriculumConfig)
-    iterations_per_session: int = 2  # PPO iterations with fixed slots
+    iterations_per_session: int = 4  # PPO iterations with fixed slots (~8k pieces)
     levels_per_session: int = 2  # generation attempts before every session (half the free slots)
     sfl_top_k: int = 8  # SFL's buffer: the k most learnable measured levels
     eval_games: int = 20  # target protocol (docs/evaluation.md)
