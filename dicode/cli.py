@@ -10,11 +10,13 @@ from dicode.judges.cli import judge_app
 from dicode.levels.cli import app as levels_app
 from dicode.service_cli import run as run_command
 from dicode.student.cli import app as student_app
+from dicode.student.craftax.cli import app as craftax_app
 from dicode.teachers.cli import teach_app
 
 app = typer.Typer(no_args_is_help=True, help="dicode: curricula written as code for RL students.")
 app.command("run")(run_command)
 app.add_typer(tetris_app, name="tetris")
+app.add_typer(craftax_app, name="craftax")
 app.add_typer(archive_app, name="archive")
 app.add_typer(levels_app, name="levels")
 app.add_typer(teach_app, name="teach")

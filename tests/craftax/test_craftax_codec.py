@@ -5,10 +5,16 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+from craftax.craftax.envs.craftax_symbolic_env import CraftaxSymbolicEnvNoAutoReset
 
 from dicode.domains.craftax.bundle import BundleError, CraftaxBundle, target_bundle
 from dicode.domains.craftax.schema import FIELD_NAMES, STATE_FIELDS, StateArrays, StateSchemaError
-from dicode.domains.craftax.state_codec import _world_generator, arrays_to_state, state_to_arrays
+from dicode.domains.craftax.state_codec import (
+    _world_generator,
+    arrays_to_state,
+    craftax_reset_state,
+    state_to_arrays,
+)
 
 
 def test_schema_names_every_leaf_of_a_generated_world() -> None:
@@ -59,3 +65,14 @@ def test_bundle_survives_flat_arrays(base_pool: StateArrays) -> None:
     np.testing.assert_array_equal(again.pool["map"], bundle.pool["map"])
     with pytest.raises(BundleError, match="rules"):
         CraftaxBundle.from_arrays({k: v for k, v in bundle.to_arrays().items() if k != "rules"})
+
+
+def test_reset_state_is_the_real_envs_reset_bit_for_bit() -> None:
+    env = CraftaxSymbolicEnvNoAutoReset()
+    key = jax.random.PRNGKey(5)
+    _, want = env.reset(key, env.default_params)
+    got = craftax_reset_state(key)
+    for name, a, b in zip(
+        FIELD_NAMES, jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want), strict=True
+    ):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=name)

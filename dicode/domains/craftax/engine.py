@@ -121,6 +121,17 @@ def write_slot(slots: LevelSlots, index: jax.Array, level: LevelSlots) -> LevelS
     return jax.tree_util.tree_map(lambda all_, one: all_.at[index].set(one[0]), slots, level)
 
 
+def write_pool_entries(
+    slots: LevelSlots, index: jax.Array, positions: jax.Array, worlds: EnvState
+) -> LevelSlots:
+    """Overwrite pool entries ``positions`` (R,) of slot ``index`` with ``worlds`` (leading
+    axis R), e.g. to refresh the target game's pool with new worlds; rules and goal stay."""
+    pool = jax.tree_util.tree_map(
+        lambda all_, new: all_.at[index, positions].set(new), slots.pool, worlds
+    )
+    return LevelSlots(pool=pool, rules=slots.rules, goal=slots.goal)
+
+
 def _scale_mob_damage(state: EnvState, health_before: jax.Array, m: jax.Array) -> EnvState:
     delta = state.player_health - health_before
     return state.replace(player_health=health_before + jnp.where(delta < 0, delta * m, delta))
@@ -272,6 +283,16 @@ def reset(key: jax.Array, slots: LevelSlots, env_slot: jax.Array) -> tuple[jax.A
     env = jax.tree_util.tree_map(lambda p: p[env_slot, picks], slots.pool)
     obs = jax.vmap(_observe)(env, slots.goal[env_slot])
     return obs, EngineState(env=env, env_slot=env_slot.astype(jnp.int32))
+
+
+def restart(
+    key: jax.Array, state: EngineState, which: jax.Array, slots: LevelSlots
+) -> tuple[jax.Array, EngineState]:
+    """Restart the envs where ``which`` (N,) is True from a random pool world of their slot
+    (e.g. after a new level was written into it); the others keep playing."""
+    env = _reset_done(key, state.env, state.env_slot, which, slots)
+    obs = jax.vmap(_observe)(env, slots.goal[state.env_slot])
+    return obs, EngineState(env=env, env_slot=state.env_slot)
 
 
 def step(

@@ -7,7 +7,7 @@ the only place that knows how those dicts map onto Craftax's dataclasses.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
 import jax
@@ -72,11 +72,15 @@ def unstack_arrays(pool: Mapping[str, np.ndarray]) -> list[StateArrays]:
 
 
 @cache
-def _world_generator() -> jax.stages.Wrapped:
+def _world_generator() -> Callable[[jax.Array], EnvState]:
     static = StaticEnvParams()
     # One world per call: compiling a vmapped generator takes several times longer, and
-    # base worlds are made rarely (per run or per generation round), not per step.
-    return jax.jit(lambda key: generate_world(key, EnvParams(), static))
+    # base worlds are made rarely (per run or per generation round), not per step. The
+    # params are traced, as in Craftax's own env.reset: constant-folding them changes the
+    # start's light level in its last bit.
+    generate = jax.jit(lambda key, params: generate_world(key, params, static))
+    params = EnvParams()
+    return lambda key: generate(key, params)
 
 
 def generate_base_worlds(seed: int, count: int) -> StateArrays:
@@ -89,3 +93,23 @@ def generate_base_worlds(seed: int, count: int) -> StateArrays:
     keys = jax.random.split(jax.random.PRNGKey(seed), count)
     generate = _world_generator()
     return stack_arrays([state_to_arrays(generate(key)) for key in keys])
+
+
+def craftax_reset_state(key: jax.Array) -> EnvState:
+    """The state ``CraftaxSymbolicEnvNoAutoReset.reset(key)`` starts from (Craftax 1.6.1's
+    ``reset_env``: split the key, generate a world with the second half), made by the shared
+    compiled generator instead of a second compilation of the same function."""
+    return _world_generator()(jax.random.split(key)[1])
+
+
+def generate_indexed_worlds(seed: int, indices: Sequence[int]) -> StateArrays:
+    """Worlds number ``indices`` of the stream ``seed`` (world j from ``fold_in(key(seed), j)``).
+
+    Unlike :func:`generate_base_worlds`, any world of the stream can be remade alone, so a
+    trainer that keeps refreshing a pool can rebuild it on resume from a counter.
+    """
+    if not indices:
+        raise ValueError("generate_indexed_worlds needs at least one index")
+    root = jax.random.PRNGKey(seed)
+    generate = _world_generator()
+    return stack_arrays([state_to_arrays(generate(jax.random.fold_in(root, j))) for j in indices])

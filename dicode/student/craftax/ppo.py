@@ -1,0 +1,284 @@
+"""PPO-RNN over Craftax level slots: one jitted rollout-and-update (PureJaxRL layout).
+
+Papers: PPO (Schulman et al. 2017, arXiv:1707.06347), GAE (Schulman et al. 2016,
+arXiv:1506.02438), PureJaxRL (Lu et al. 2022), the Craftax paper's PPO-RNN baseline (Matthews
+et al. 2024). Environment: ``dicode.domains.craftax.engine`` — S slots x E envs, resets from
+each slot's pool, rule multipliers, goals, and the completion bonus ``max(20, 2 * R_prev)``
+with ``R_prev`` an argument (data) of every iteration.
+
+Observation: Craftax's symbolic observation ++ the slot's goal multi-hot (8335 floats).
+Swapping levels means passing other slot arrays (same shapes) plus ``slot_reset`` flags; it
+never recompiles (``Trainer.trace_count`` counts traces).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+import optax
+from flax.training.train_state import TrainState
+
+from dicode.domains.craftax import engine
+from dicode.student.craftax.config import CraftaxPPOConfig
+from dicode.student.craftax.networks import ActorCriticGRU, apply_policy
+
+
+@flax.struct.dataclass
+class RunnerState:
+    """Everything the update carries from one iteration to the next."""
+
+    train: TrainState
+    env: engine.EngineState  # N envs, each bound to a slot
+    obs: jnp.ndarray  # (N, OBS_SIZE) current observations
+    starts: jnp.ndarray  # (N,) bool: the current observation begins an episode (GRU reset)
+    hidden: jnp.ndarray  # (N, H) GRU state
+    rng: jnp.ndarray
+    episode_return: jnp.ndarray  # (N,) Craftax reward so far in the running episode (no bonus)
+    episode_length: jnp.ndarray  # (N,) steps so far in the running episode
+    iteration: jnp.ndarray  # () int32
+
+
+@flax.struct.dataclass
+class SlotStats:
+    """Per-slot outcomes of the episodes that finished during one iteration."""
+
+    episodes: jnp.ndarray  # (S,) finished episodes
+    successes: jnp.ndarray  # (S,) finished with the level's goal met
+    return_sum: jnp.ndarray  # (S,) summed Craftax return (completion bonus excluded)
+    length_sum: jnp.ndarray  # (S,) summed episode lengths
+
+
+class _Step(flax.struct.PyTreeNode):
+    obs: jnp.ndarray
+    start: jnp.ndarray  # the GRU resets before reading this observation
+    action: jnp.ndarray
+    log_prob: jnp.ndarray
+    value: jnp.ndarray
+    reward: jnp.ndarray  # Craftax reward + completion bonus
+    done: jnp.ndarray  # the episode ended with this step
+
+
+def env_slots(config: CraftaxPPOConfig) -> jnp.ndarray:
+    """Slot of every env: E consecutive envs per slot."""
+    return jnp.repeat(jnp.arange(config.num_slots, dtype=jnp.int32), config.envs_per_slot)
+
+
+@dataclass
+class Trainer:
+    """A compiled PPO-RNN student for one configuration.
+
+    ``init(seed, slots)`` builds the first :class:`RunnerState`; ``iterate(runner, slots,
+    slot_reset, r_prev)`` runs ``num_steps`` steps in every env and the PPO update and returns
+    ``(runner, SlotStats, metrics)``; ``restart(runner, slots)`` starts every env afresh with a
+    zero GRU state (used after loading a checkpoint).
+    """
+
+    config: CraftaxPPOConfig
+    trace_count: int = 0
+
+    def __post_init__(self) -> None:
+        self.network = ActorCriticGRU(engine.NUM_ACTIONS, self.config.layer_size)
+        self.iterate = jax.jit(self._iterate)
+        self._reset = jax.jit(engine.reset)
+
+    def _optimizer(self) -> optax.GradientTransformation:
+        c = self.config
+        lr: float | optax.Schedule = c.learning_rate
+        if c.anneal_lr:
+            updates = c.num_iterations * c.update_epochs * c.num_minibatches
+            lr = optax.linear_schedule(c.learning_rate, 0.0, updates)
+        return optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
+
+    def init(self, seed: int, slots: engine.LevelSlots) -> RunnerState:
+        rng, k_net = jax.random.split(jax.random.PRNGKey(seed))
+        train = self.init_train(k_net)
+        rng, fields = self._start_envs(rng, slots)
+        runner = RunnerState(train=train, rng=rng, iteration=jnp.zeros((), jnp.int32), **fields)
+        # Committed like the update's outputs, so the first and later calls share one compile.
+        return jax.device_put(runner, jax.devices()[0])
+
+    def init_train(self, key: jax.Array) -> TrainState:
+        """Fresh network parameters and optimiser state."""
+        n = self.config.num_envs
+        obs = jnp.zeros((1, n, engine.OBS_SIZE), jnp.float32)
+        params = self.network.init(key, self.network.initial_hidden(n), obs, jnp.ones((1, n), bool))
+        train = TrainState.create(apply_fn=self.network.apply, params=params, tx=self._optimizer())
+        # A strongly typed step (not Python's 0) is what a checkpoint restores: same compile.
+        return replace(train, step=jnp.zeros((), jnp.int32))
+
+    def restart(self, runner: RunnerState, slots: engine.LevelSlots) -> RunnerState:
+        """Every env starts a new episode on its slot; GRU states and episode sums are zeroed."""
+        rng, fields = self._start_envs(runner.rng, slots)
+        return jax.device_put(replace(runner, rng=rng, **fields), jax.devices()[0])
+
+    def _start_envs(
+        self, rng: jax.Array, slots: engine.LevelSlots
+    ) -> tuple[jax.Array, dict[str, Any]]:
+        rng, k_reset = jax.random.split(rng)
+        obs, env = self._reset(k_reset, slots, env_slots(self.config))
+        n = self.config.num_envs
+        return rng, {
+            "env": env,
+            "obs": obs,
+            "starts": jnp.ones((n,), bool),
+            "hidden": self.network.initial_hidden(n),
+            "episode_return": jnp.zeros((n,), jnp.float32),
+            "episode_length": jnp.zeros((n,), jnp.int32),
+        }
+
+    # ------------------------------------------------------------------------------------
+    def _iterate(
+        self,
+        runner: RunnerState,
+        slots: engine.LevelSlots,
+        slot_reset: jnp.ndarray,
+        r_prev: jnp.ndarray,
+    ) -> tuple[RunnerState, SlotStats, dict[str, jnp.ndarray]]:
+        self.trace_count += 1  # runs only while tracing: counts compilations
+        c = self.config
+        slot_of_env = runner.env.env_slot
+
+        # Envs whose slot received a new level start over on it, with a fresh GRU state.
+        rng, k_reset = jax.random.split(runner.rng)
+        renew = slot_reset[slot_of_env]
+        obs, env_state = engine.restart(k_reset, runner.env, renew, slots)
+        starts = runner.starts | renew
+        ep_ret = jnp.where(renew, 0.0, runner.episode_return)
+        ep_len = jnp.where(renew, 0, runner.episode_length)
+        params = runner.train.params
+        first_hidden = runner.hidden
+
+        def env_step(carry: tuple, _: Any) -> tuple[tuple, tuple[_Step, tuple]]:
+            env_state, obs, starts, hidden, ep_ret, ep_len, rng = carry
+            rng, k_act, k_step = jax.random.split(rng, 3)
+            net = self.network
+            hidden, logits, value = apply_policy(net, params, hidden, obs[None], starts[None])
+            logits, value = logits[0], value[0]
+            action = jax.random.categorical(k_act, logits)
+            log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], 1)[:, 0]
+            next_obs, env_state, reward, done, info = engine.step(
+                k_step, env_state, action, slots, r_prev
+            )
+            ep_ret = ep_ret + reward - info["bonus"]
+            ep_len = ep_len + 1
+            finished = (
+                done,
+                info["success"],
+                jnp.where(done, ep_ret, 0.0),
+                jnp.where(done, ep_len, 0),
+                info["bonus"],
+            )
+            step = _Step(obs, starts, action, log_prob, value, reward, done)
+            ep_ret = jnp.where(done, 0.0, ep_ret)
+            ep_len = jnp.where(done, 0, ep_len)
+            return (env_state, next_obs, done, hidden, ep_ret, ep_len, rng), (step, finished)
+
+        carry = (env_state, obs, starts, first_hidden, ep_ret, ep_len, rng)
+        carry, (traj, finished) = jax.lax.scan(env_step, carry, None, c.num_steps)
+        env_state, obs, starts, hidden, ep_ret, ep_len, rng = carry
+        _, _, last_value = apply_policy(self.network, params, hidden, obs[None], starts[None])
+        advantages, targets = _gae(traj, last_value[0], c)
+        train, rng, losses = self._update(
+            runner.train, first_hidden, traj, advantages, targets, rng
+        )
+
+        def per_slot(x: jnp.ndarray) -> jnp.ndarray:
+            return jax.ops.segment_sum(x.sum(0), slot_of_env, num_segments=c.num_slots)
+
+        done_f, success_f, return_f, length_f, bonus_f = finished
+        losses["bonus_sum"] = bonus_f.sum()
+        stats = SlotStats(
+            episodes=per_slot(done_f.astype(jnp.int32)),
+            successes=per_slot(success_f.astype(jnp.int32)),
+            return_sum=per_slot(return_f),
+            length_sum=per_slot(length_f),
+        )
+        new_runner = RunnerState(
+            train=train,
+            env=env_state,
+            obs=obs,
+            starts=starts,
+            hidden=hidden,
+            rng=rng,
+            episode_return=ep_ret,
+            episode_length=ep_len,
+            iteration=runner.iteration + 1,
+        )
+        return new_runner, stats, losses
+
+    def _update(
+        self,
+        train: TrainState,
+        first_hidden: jnp.ndarray,
+        traj: _Step,
+        advantages: jnp.ndarray,
+        targets: jnp.ndarray,
+        rng: jnp.ndarray,
+    ) -> tuple[TrainState, jnp.ndarray, dict[str, jnp.ndarray]]:
+        """PPO epochs; minibatches are groups of whole env sequences (the GRU replays them)."""
+        c = self.config
+        envs_per_batch = c.num_envs // c.num_minibatches
+
+        def loss_fn(params: Any, batch: tuple) -> tuple[jnp.ndarray, dict[str, jnp.ndarray]]:
+            hidden, step, adv, target = batch
+            _, logits, value = apply_policy(self.network, params, hidden, step.obs, step.start)
+            logp_all = jax.nn.log_softmax(logits)
+            log_prob = jnp.take_along_axis(logp_all, step.action[..., None], -1)[..., 0]
+            ratio = jnp.exp(log_prob - step.log_prob)
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg = -jnp.minimum(
+                ratio * adv, jnp.clip(ratio, 1 - c.clip_eps, 1 + c.clip_eps) * adv
+            ).mean()
+            clipped = step.value + jnp.clip(value - step.value, -c.clip_eps, c.clip_eps)
+            v_loss = 0.5 * jnp.maximum((value - target) ** 2, (clipped - target) ** 2).mean()
+            entropy = -jnp.sum(jnp.exp(logp_all) * logp_all, axis=-1).mean()
+            total = pg + c.vf_coef * v_loss - c.ent_coef * entropy
+            return total, {"policy_loss": pg, "value_loss": v_loss, "entropy": entropy}
+
+        def epoch(carry: tuple, _: Any) -> tuple[tuple, dict[str, jnp.ndarray]]:
+            train, rng = carry
+            rng, k_perm = jax.random.split(rng)
+            perm = jax.random.permutation(k_perm, c.num_envs)
+
+            def split_envs(x: jnp.ndarray, env_axis: int) -> jnp.ndarray:
+                x = jnp.take(x, perm, axis=env_axis)
+                lead, rest = x.shape[:env_axis], x.shape[env_axis + 1 :]
+                x = x.reshape((*lead, c.num_minibatches, envs_per_batch, *rest))
+                return jnp.moveaxis(x, env_axis, 0)
+
+            batches = (
+                split_envs(first_hidden, 0),
+                jax.tree_util.tree_map(lambda x: split_envs(x, 1), traj),
+                split_envs(advantages, 1),
+                split_envs(targets, 1),
+            )
+
+            def minibatch(train: TrainState, batch: tuple) -> tuple[TrainState, dict]:
+                grads, aux = jax.grad(loss_fn, has_aux=True)(train.params, batch)
+                return train.apply_gradients(grads=grads), aux
+
+            train, aux = jax.lax.scan(minibatch, train, batches)
+            return (train, rng), aux
+
+        (train, rng), aux = jax.lax.scan(epoch, (train, rng), None, c.update_epochs)
+        return train, rng, jax.tree_util.tree_map(jnp.mean, aux)
+
+
+def _gae(
+    traj: _Step, last_value: jnp.ndarray, c: CraftaxPPOConfig
+) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """Generalised advantage estimates and value targets, scanned backwards over time."""
+
+    def back(carry: tuple, step: _Step) -> tuple[tuple, jnp.ndarray]:
+        gae, next_value = carry
+        not_done = 1.0 - step.done.astype(jnp.float32)
+        delta = step.reward + c.gamma * next_value * not_done - step.value
+        gae = delta + c.gamma * c.gae_lambda * not_done * gae
+        return (gae, step.value), gae
+
+    _, adv = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
+    return adv, adv + traj.value

@@ -1,0 +1,173 @@
+"""The Craftax PPO-RNN student: one compile across level swaps, the completion bonus follows
+R_prev, training changes the policy, the paper's evaluation, checkpoints. One tiny loop (and
+so one compiled update and one compiled evaluation) serves every test."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from dicode.domains.craftax import engine
+from dicode.domains.craftax.builder import CraftaxLevel, build_level
+from dicode.domains.craftax.bundle import CraftaxBundle, bundle_from_built
+from dicode.domains.craftax.catalog import MAX_RETURN, NUM_ACHIEVEMENTS
+from dicode.domains.craftax.compilations import count_compilations
+from dicode.domains.craftax.schema import StateArrays
+from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
+from dicode.student.craftax.config import CraftaxPPOConfig
+from dicode.student.craftax.ppo import RunnerState
+from dicode.student.craftax.target_pool import TargetPool
+from dicode.student.craftax.train import CraftaxStudentLoop
+
+TINY = CraftaxPPOConfig(
+    num_slots=2,
+    envs_per_slot=4,
+    pool_size=2,
+    target_refresh=1,
+    num_steps=8,
+    num_minibatches=2,
+    update_epochs=1,
+    layer_size=32,
+)
+PLACE_STONE = 7
+EVAL_ENVS, EVAL_STEPS = 4, 40
+
+
+def bundle_of(worlds: list[StateArrays], build: Any) -> CraftaxBundle:
+    return bundle_from_built([build_level(build, w, seed) for seed, w in enumerate(worlds)])
+
+
+def _place_stone(level: CraftaxLevel, rng: Any) -> None:
+    """Solved by PLACE_STONE whichever way the player faces."""
+    level.set_inventory(stone=5)
+    r, c = level.player_position
+    for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+        level.place_block("grass", r + dr, c + dc)
+    level.set_goal("place_stone")
+
+
+@pytest.fixture(scope="module")
+def loop() -> CraftaxStudentLoop:
+    loop = CraftaxStudentLoop(TINY, eval_envs=EVAL_ENVS, eval_max_steps=EVAL_STEPS)
+    loop.run_session(1)  # compiles the update once for every test below
+    return loop
+
+
+def _write(loop: CraftaxStudentLoop, slots: engine.LevelSlots, index: int, b: CraftaxBundle) -> Any:
+    return loop._write_slot(slots, jnp.int32(index), engine.bundle_to_slot(b, TINY.pool_size))
+
+
+def _iterate(loop: CraftaxStudentLoop, runner: RunnerState, slots: Any, reset: list[bool]) -> Any:
+    return loop.trainer.iterate(runner, slots, jnp.asarray(reset), jnp.float32(0.0))
+
+
+def test_one_iteration_trains_the_policy(loop: CraftaxStudentLoop) -> None:
+    before = loop.runner.train.params
+    runner, stats, metrics = _iterate(loop, loop.runner, loop.slots, [False, False])
+    changed = jax.tree_util.tree_map(
+        lambda a, b: bool(jnp.any(a != b)), before, runner.train.params
+    )
+    assert all(jax.tree_util.tree_leaves(changed))
+    assert int(runner.iteration) == loop.iteration + 1
+    assert stats.episodes.shape == (TINY.num_slots,)
+    assert all(np.isfinite(float(v)) for v in metrics.values())
+    assert runner.hidden.shape == (TINY.num_envs, TINY.layer_size)
+
+
+def test_level_swaps_never_recompile(loop: CraftaxStudentLoop, worlds: list[StateArrays]) -> None:
+    basics, zombies = (
+        bundle_of(worlds, collect_basics.build),
+        bundle_of(worlds, fight_zombies.build),
+    )
+    slots, runner = loop.slots, loop.runner
+    swaps = [(1, basics), (0, zombies), (1, loop.target.bundle()), (0, basics)]
+    traces = loop.trainer.trace_count
+    _write(loop, slots, 0, basics)  # compile write_slot outside the count
+    with count_compilations() as compiles:
+        for index, bundle in swaps:
+            slots = _write(loop, slots, index, bundle)
+            reset = [index == 0, index == 1]
+            runner, _, _ = _iterate(loop, runner, slots, reset)
+    assert compiles.count == 0
+    assert loop.trainer.trace_count == traces
+    assert loop.trainer.iterate._cache_size() == 1
+    assert np.asarray(slots.goal[0]).sum() == 3  # collect_basics is in slot 0 now
+
+
+def test_completion_bonus_follows_r_prev(
+    loop: CraftaxStudentLoop, worlds: list[StateArrays]
+) -> None:
+    slots = _write(loop, loop.slots, 1, bundle_of(worlds, _place_stone))
+    # A policy that always places stone: every step of slot 1 solves its level.
+    params = jax.tree_util.tree_map(lambda x: x, loop.runner.train.params)
+    bias = params["params"]["actor_out"]["bias"]
+    params["params"]["actor_out"]["bias"] = bias.at[PLACE_STONE].set(1e3)
+    runner = replace(loop.runner, train=replace(loop.runner.train, params=params))
+    paid = {}
+    for r_prev in (5.0, 30.0):
+        _, stats, metrics = loop.trainer.iterate(
+            runner, slots, jnp.asarray([False, True]), jnp.float32(r_prev)
+        )
+        assert int(stats.successes[1]) == TINY.envs_per_slot * TINY.num_steps
+        assert int(stats.successes[0]) == 0  # the target game has no goal
+        paid[r_prev] = float(metrics["bonus_sum"]) / int(stats.successes[1])
+    assert paid == pytest.approx({5.0: 20.0, 30.0: 60.0})  # max(20, 2 * R_prev)
+
+
+def test_evaluation_reports_the_papers_figures(loop: CraftaxStudentLoop) -> None:
+    result = loop.evaluate()
+    assert result.returns.shape == result.lengths.shape == (EVAL_ENVS,)
+    assert result.achievements.shape == (EVAL_ENVS, NUM_ACHIEVEMENTS)
+    assert (result.lengths <= EVAL_STEPS).all() and (result.lengths >= 1).all()
+    assert (result.lengths[~result.finished] == EVAL_STEPS).all()
+    assert result.percent_of_max == pytest.approx(100 * result.returns.mean() / MAX_RETURN)
+    rates = result.success_rates
+    assert len(rates) == NUM_ACHIEVEMENTS and all(0.0 <= r <= 1.0 for r in rates.values())
+    # Achievement points are whole numbers; the rest is 0.1 * health change, within ±10.
+    points = result.achievements.astype(int) @ np.asarray(engine.ACHIEVEMENT_REWARD_MAP)
+    assert np.abs(result.returns - points).max() <= 1.0 + 1e-4
+    again = loop.evaluate()  # fixed key, same params: the same games
+    np.testing.assert_array_equal(again.returns, result.returns)
+
+
+def test_checkpoint_round_trip(loop: CraftaxStudentLoop, tmp_path: Path) -> None:
+    loop.r_prev = 7.5
+    loop.run_session(1)
+    path = tmp_path / "checkpoint.msgpack"
+    loop.save(path)
+    saved_params = jax.device_get(loop.runner.train.params)
+    saved = (loop.iteration, loop.r_prev, loop.target.generated)
+    saved_pool = {k: v.copy() for k, v in loop.target.pool.items()}
+    saved_rng = np.asarray(loop.runner.rng)
+    loop.run_session(2)
+    traces = loop.trainer.trace_count
+    loop.load(path)
+    assert (loop.iteration, loop.r_prev, loop.target.generated) == saved
+    for a, b in zip(
+        jax.tree_util.tree_leaves(saved_params),
+        jax.tree_util.tree_leaves(loop.runner.train.params),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    for name, value in saved_pool.items():  # the refreshed pool is rebuilt from its counter
+        np.testing.assert_array_equal(loop.target.pool[name], value)
+    assert (np.asarray(loop.runner.starts)).all()  # every env restarts, GRU state zeroed
+    assert not np.asarray(loop.runner.hidden).any()
+    assert not np.array_equal(np.asarray(loop.runner.rng), saved_rng)  # restart drew a key
+    loop.run_session(1)
+    assert loop.trainer.trace_count == traces  # resuming does not recompile the update
+
+
+def test_target_pool_rebuilds_after_refreshes() -> None:
+    pool = TargetPool(seed=3, pool_size=2)
+    pool.refresh(1)
+    pool.refresh(2)
+    rebuilt = TargetPool(seed=3, pool_size=2, generated=pool.generated)
+    for name, value in pool.pool.items():
+        np.testing.assert_array_equal(rebuilt.pool[name], value)
