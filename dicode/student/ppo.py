@@ -26,6 +26,7 @@ from flax.training.train_state import TrainState
 from dicode.domains.tetris.schema import TetrisLevel
 from dicode.student import tetris_env as env
 from dicode.student.config import PPOConfig
+from dicode.student.gae import gae
 from dicode.student.networks import AfterstateActorCritic
 
 
@@ -237,7 +238,7 @@ class Trainer:
             env_step, (env_state, obs, ep_ret, ep_len, rng), None, c.num_steps
         )
         _, last_value = self.policy(params, obs)
-        advantages, targets = _gae(traj, last_value, c)
+        advantages, targets = gae(traj, last_value, c.gamma, c.gae_lambda)
         train, rng, losses = self._update(runner.train, traj, advantages, targets, rng)
 
         def per_slot(x: jnp.ndarray) -> jnp.ndarray:
@@ -316,17 +317,3 @@ class Trainer:
 
         (train, rng), aux = jax.lax.scan(epoch, (train, rng), None, c.update_epochs)
         return train, rng, jax.tree_util.tree_map(jnp.mean, aux)
-
-
-def _gae(traj: _Step, last_value: jnp.ndarray, c: PPOConfig) -> tuple[jnp.ndarray, jnp.ndarray]:
-    """Generalised advantage estimates and value targets, scanned backwards over time."""
-
-    def back(carry: tuple, step: _Step) -> tuple[tuple, jnp.ndarray]:
-        gae, next_value = carry
-        not_done = 1.0 - step.done.astype(jnp.float32)
-        delta = step.reward + c.gamma * next_value * not_done - step.value
-        gae = delta + c.gamma * c.gae_lambda * not_done * gae
-        return (gae, step.value), gae
-
-    _, adv = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
-    return adv, adv + traj.value

@@ -25,6 +25,7 @@ from flax.training.train_state import TrainState
 from dicode.domains.craftax import engine
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.networks import ActorCriticGRU, apply_policy
+from dicode.student.gae import gae
 
 
 @flax.struct.dataclass
@@ -181,7 +182,7 @@ class Trainer:
         carry, (traj, finished) = jax.lax.scan(env_step, carry, None, c.num_steps)
         env_state, obs, starts, hidden, ep_ret, ep_len, rng = carry
         _, _, last_value = apply_policy(self.network, params, hidden, obs[None], starts[None])
-        advantages, targets = _gae(traj, last_value[0], c)
+        advantages, targets = gae(traj, last_value[0], c.gamma, c.gae_lambda)
         train, rng, losses = self._update(
             runner.train, first_hidden, traj, advantages, targets, rng
         )
@@ -266,19 +267,3 @@ class Trainer:
 
         (train, rng), aux = jax.lax.scan(epoch, (train, rng), None, c.update_epochs)
         return train, rng, jax.tree_util.tree_map(jnp.mean, aux)
-
-
-def _gae(
-    traj: _Step, last_value: jnp.ndarray, c: CraftaxPPOConfig
-) -> tuple[jnp.ndarray, jnp.ndarray]:
-    """Generalised advantage estimates and value targets, scanned backwards over time."""
-
-    def back(carry: tuple, step: _Step) -> tuple[tuple, jnp.ndarray]:
-        gae, next_value = carry
-        not_done = 1.0 - step.done.astype(jnp.float32)
-        delta = step.reward + c.gamma * next_value * not_done - step.value
-        gae = delta + c.gamma * c.gae_lambda * not_done * gae
-        return (gae, step.value), gae
-
-    _, adv = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
-    return adv, adv + traj.value
