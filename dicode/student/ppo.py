@@ -237,7 +237,7 @@ class Trainer:
         (env_state, obs, ep_ret, ep_len, rng), (traj, finished) = jax.lax.scan(
             env_step, (env_state, obs, ep_ret, ep_len, rng), None, c.num_steps
         )
-        _, last_value = self.policy(params, obs)
+        last_value = self._value(params, obs.board)  # no need to score the candidates here
         advantages, targets = gae(traj, last_value, c.gamma, c.gae_lambda)
         train, rng, losses = self._update(runner.train, traj, advantages, targets, rng)
 
