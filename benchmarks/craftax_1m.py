@@ -7,11 +7,11 @@ cap, sampled actions) at the start and the end, and print per-seed % of max and 
 std over seeds, plus training throughput (env steps/s, CPU-s per 10k steps; warm iterations
 only, evaluation excluded, target-pool refresh included).
 
-Methods live in ``METHODS``: ``target`` (target-only PPO-RNN) is the baseline. A curriculum
-method adds an entry whose ``configure`` sets its slot layout (e.g. ``num_slots=5``) and whose
-``schedule`` returns a ``SlotSchedule`` (``dicode.student.craftax.train``) filling non-target
-slots with its levels — for DiCode: a mutation/LLM teacher writing levels into an archive in
-the run folder, and PLR replay of archive levels (see ``docs/craftax.md``).
+Methods (``METHODS``): ``target`` (target-only PPO-RNN, 64 envs on the target game) and
+``dicode`` (the same student and batch as 4 slots x 16 envs, one slot on the target game; the
+mutation teacher writes one level into a fresh archive in the run folder before every
+4-iteration session, closed loop; new levels first, then PLR over the active set:
+``services/craftax_curriculum.py``). Every slot's steps count toward ``--steps``.
 
 Run: ``python benchmarks/craftax_1m.py [--steps 1000000] [--seeds 0,1,2] [--method target]``.
 """
@@ -23,12 +23,17 @@ import json
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from dicode.student.craftax.cli import config_for
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.train import CraftaxStudentLoop, SlotSchedule, train, write_curve
+from services.craftax_curriculum import CraftaxDiCodeConfig, dicode_schedule
+
+DICODE = CraftaxDiCodeConfig()
 
 
 @dataclass(frozen=True)
@@ -42,19 +47,41 @@ class Method:
 
 METHODS: dict[str, Method] = {
     "target": Method(configure=lambda c: c, schedule=lambda c, run_dir: None),
+    "dicode": Method(
+        configure=lambda c: replace(
+            c, num_slots=DICODE.num_slots, envs_per_slot=DICODE.envs_per_slot
+        ),
+        schedule=lambda c, run_dir: dicode_schedule(run_dir, c.seed, DICODE),
+        iterations_per_session=DICODE.iterations_per_session,
+    ),
 }
 
 
-def run_seed(method: Method, seed: int, args: argparse.Namespace) -> dict[str, float]:
+def run_seed(method: Method, seed: int, args: argparse.Namespace) -> dict[str, Any]:
     config = method.configure(config_for(args.steps, seed, args.set))
     run_dir = args.out / args.method / f"seed{seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+    schedule = method.schedule(config, run_dir)
+    owner = schedule if isinstance(schedule, AbstractContextManager) else nullcontext()
+    with owner:
+        row = _train_seed(method, config, schedule, run_dir, args)
+        summary = getattr(schedule, "summary", None)
+        if summary is not None:
+            row.update(summary())
+    (run_dir / "result.json").write_text(json.dumps(row, indent=2))
+    return row
+
+
+def _train_seed(
+    method: Method,
+    config: CraftaxPPOConfig,
+    schedule: SlotSchedule | None,
+    run_dir: Path,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
     loop = CraftaxStudentLoop(
-        config,
-        schedule=method.schedule(config, run_dir),
-        eval_envs=args.eval_envs,
-        eval_max_steps=args.eval_max_steps,
+        config, schedule=schedule, eval_envs=args.eval_envs, eval_max_steps=args.eval_max_steps
     )
     started = time.perf_counter()
     loop.run_session(method.iterations_per_session)  # warm-up: compiles the update
@@ -71,7 +98,7 @@ def run_seed(method: Method, seed: int, args: argparse.Namespace) -> dict[str, f
     last = curve[-1]
     steps = last.env_steps - warm_steps
     return {
-        "seed": seed,
+        "seed": config.seed,
         "env_steps": last.env_steps,
         "percent_of_max": last.percent_of_max,
         "mean_return": last.mean_return,

@@ -30,7 +30,7 @@ from archive_db.records import NewAttempt, NewLevel, RecordedAttempt
 from dicode.archive.config import ArchiveConfig
 from dicode.archive.graph import LineageView
 from dicode.archive.selection import select_parents
-from dicode.domains.tetris.seeds import seed_level_sources
+from dicode.domains.seed_sources import seed_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import Verdict
 from dicode.teachers.base import (
@@ -50,6 +50,11 @@ log = logging.getLogger(__name__)
 SEED_TEACHER = "seed"
 DEFAULT_ARCHIVE = ArchiveConfig()
 HUMAN_TEACHER = "human"  # levels submitted through the API
+# What of the newest target evaluation the teacher sees, per domain (`TARGET_EVENT` payloads).
+TARGET_METRICS = {
+    "tetris": ("mean_lines", "mean_pieces"),
+    "craftax": ("percent_of_max", "mean_return"),
+}
 
 
 @dataclass
@@ -125,7 +130,7 @@ class Generator:
         """
         done = {a.code for a in self.repo.list_attempts(self.run_id, teacher=SEED_TEACHER)}
         count = 0
-        for name, source in seed_level_sources().items():
+        for name, source in seed_sources(self.domain).items():
             if source in done:
                 continue
             started = time.perf_counter()
@@ -250,11 +255,9 @@ class Generator:
         if not evals:
             return PerformanceProfile()
         newest = evals[-1].payload
+        names = TARGET_METRICS.get(self.domain, ())
         return PerformanceProfile(
-            goal_metrics={
-                "mean_lines": float(newest["mean_lines"]),
-                "mean_pieces": float(newest["mean_pieces"]),
-            }
+            goal_metrics={name: float(newest[name]) for name in names if name in newest}
         )
 
 

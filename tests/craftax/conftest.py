@@ -1,4 +1,5 @@
-"""Shared, expensive Craftax fixtures: real worlds from Craftax's generator, made once."""
+"""Shared, expensive Craftax fixtures: real worlds from Craftax's generator and one tiny
+student loop (one compiled update and evaluation for every test that trains), made once."""
 
 from __future__ import annotations
 
@@ -6,6 +7,20 @@ import pytest
 
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.state_codec import generate_base_worlds, unstack_arrays
+from dicode.student.craftax.config import CraftaxPPOConfig
+from dicode.student.craftax.train import CraftaxStudentLoop
+
+TINY = CraftaxPPOConfig(
+    num_slots=2,
+    envs_per_slot=4,
+    pool_size=2,
+    target_refresh=1,
+    num_steps=8,
+    num_minibatches=2,
+    update_epochs=1,
+    layer_size=32,
+)
+EVAL_ENVS, EVAL_STEPS = 4, 40
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +32,10 @@ def base_pool() -> StateArrays:
 @pytest.fixture(scope="session")
 def worlds(base_pool: StateArrays) -> list[StateArrays]:
     return unstack_arrays(base_pool)
+
+
+@pytest.fixture(scope="session")
+def loop() -> CraftaxStudentLoop:
+    loop = CraftaxStudentLoop(TINY, eval_envs=EVAL_ENVS, eval_max_steps=EVAL_STEPS)
+    loop.run_session(1)  # compiles the update once for every test that uses the loop
+    return loop

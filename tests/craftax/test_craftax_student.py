@@ -1,6 +1,6 @@
 """The Craftax PPO-RNN student: one compile across level swaps, the completion bonus follows
 R_prev, training changes the policy, the paper's evaluation, checkpoints. One tiny loop (and
-so one compiled update and one compiled evaluation) serves every test."""
+so one compiled update and one compiled evaluation, ``conftest.loop``) serves every test."""
 
 from __future__ import annotations
 
@@ -20,23 +20,12 @@ from dicode.domains.craftax.catalog import MAX_RETURN, NUM_ACHIEVEMENTS
 from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
-from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.ppo import RunnerState
 from dicode.student.craftax.target_pool import TargetPool
 from dicode.student.craftax.train import CraftaxStudentLoop
+from tests.craftax.conftest import EVAL_ENVS, EVAL_STEPS, TINY
 
-TINY = CraftaxPPOConfig(
-    num_slots=2,
-    envs_per_slot=4,
-    pool_size=2,
-    target_refresh=1,
-    num_steps=8,
-    num_minibatches=2,
-    update_epochs=1,
-    layer_size=32,
-)
 PLACE_STONE = 7
-EVAL_ENVS, EVAL_STEPS = 4, 40
 
 
 def bundle_of(worlds: list[StateArrays], build: Any) -> CraftaxBundle:
@@ -50,13 +39,6 @@ def _place_stone(level: CraftaxLevel, rng: Any) -> None:
     for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)):
         level.place_block("grass", r + dr, c + dc)
     level.set_goal("place_stone")
-
-
-@pytest.fixture(scope="module")
-def loop() -> CraftaxStudentLoop:
-    loop = CraftaxStudentLoop(TINY, eval_envs=EVAL_ENVS, eval_max_steps=EVAL_STEPS)
-    loop.run_session(1)  # compiles the update once for every test below
-    return loop
 
 
 def _write(loop: CraftaxStudentLoop, slots: engine.LevelSlots, index: int, b: CraftaxBundle) -> Any:
