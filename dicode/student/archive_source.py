@@ -4,17 +4,22 @@ A :class:`~dicode.student.train.LevelSource` over one run of the SQL archive: ne
 run's Tetris levels with a bundle that were never sampled; the active set and its scores come
 from the archive; pools are decoded from stored bundles (cached); outcomes are written with
 ``record_evaluation`` (which sets success rate, status letter and learnability) and the
-trained levels are stamped with ``mark_sampled``.
+trained levels are stamped with ``mark_sampled``. ``write_outcomes`` and ``offer_measured``
+(DiCode's active-set admission) serve the Craftax student's schedule too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 import jax.numpy as jnp
 
 from archive_db.records import LevelInfo
 from archive_db.repository import ArchiveRepository
+from dicode.archive import active_set
+from dicode.archive.config import ArchiveConfig
+from dicode.archive.status import learnability
 from dicode.domains.tetris.schema import TetrisLevel
 from dicode.levels.bundle import LevelBundle
 from dicode.student.curriculum import TARGET, LevelOutcome
@@ -67,16 +72,71 @@ class ArchiveLevelSource:
         return self._pools[level_id]
 
     def record(self, iteration: int, outcomes: dict[int, LevelOutcome]) -> None:
-        trained = [lvl for lvl in outcomes if lvl != TARGET]
-        for lvl in trained:
-            o = outcomes[lvl]
-            self.repo.record_evaluation(
-                lvl,
-                student_iteration=iteration,
-                episodes=o.episodes,
-                successes=o.successes,
-                mean_return=o.mean_return,
-                per_goal={"lines_per_episode": o.lines_sum / o.episodes} if o.episodes else {},
-            )
-        if trained:
-            self.repo.mark_sampled(trained, iteration)
+        write_outcomes(self.repo, iteration, outcomes, _lines_per_episode)
+
+
+class MeasuredOutcome(Protocol):
+    """What either student measures of a level in a session (Tetris or Craftax outcomes)."""
+
+    @property
+    def episodes(self) -> int: ...
+
+    @property
+    def successes(self) -> int: ...
+
+    @property
+    def mean_return(self) -> float | None: ...
+
+    @property
+    def success_rate(self) -> float | None: ...
+
+
+Outcome = TypeVar("Outcome", bound=MeasuredOutcome)
+
+
+def write_outcomes(
+    repo: ArchiveRepository,
+    iteration: int,
+    outcomes: Mapping[int, Outcome],
+    per_goal: Callable[[Outcome], dict[str, Any]],
+) -> list[int]:
+    """Store every trained level's session outcome as an evaluation (success rate, status
+    letter, learnability) and stamp the levels sampled; returns their ids (``TARGET`` skipped).
+    ``per_goal`` adds the domain's own figures to the evaluation row."""
+    trained = [level for level in outcomes if level != TARGET]
+    for level in trained:
+        o = outcomes[level]
+        repo.record_evaluation(
+            level,
+            student_iteration=iteration,
+            episodes=o.episodes,
+            successes=o.successes,
+            mean_return=o.mean_return,
+            per_goal=per_goal(o) if o.episodes else {},
+        )
+    if trained:
+        repo.mark_sampled(trained, iteration)
+    return trained
+
+
+def offer_measured(
+    repo: ArchiveRepository,
+    run_id: int,
+    outcomes: Mapping[int, MeasuredOutcome],
+    archive: ArchiveConfig,
+) -> list[int]:
+    """Offer every level with a finished episode to the active set with its learnability
+    p(1−p) (DiCode's admission rule); returns the admitted ids. A level without a finished
+    episode has no measurement to rank it by and is not offered."""
+    admitted = []
+    for level, outcome in outcomes.items():
+        if level == TARGET or not outcome.episodes:
+            continue
+        score = learnability(outcome.success_rate)
+        if active_set.offer(repo, run_id, level, score, archive).admitted:
+            admitted.append(level)
+    return admitted
+
+
+def _lines_per_episode(outcome: LevelOutcome) -> dict[str, Any]:
+    return {"lines_per_episode": outcome.lines_sum / outcome.episodes}

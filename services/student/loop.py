@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from archive_db import ArchiveRepository
-from dicode.archive import active_set
 from dicode.archive.config import ArchiveConfig
-from dicode.archive.status import learnability
-from dicode.student.archive_source import ArchiveLevelSource
+from dicode.student.archive_source import ArchiveLevelSource, offer_measured
 from dicode.student.curriculum import TARGET, LevelOutcome
 from dicode.student.train import StudentLoop
 from services.settings import StudentSettings
@@ -39,13 +37,7 @@ class ActiveSetSource(ArchiveLevelSource):
 
     def record(self, iteration: int, outcomes: dict[int, LevelOutcome]) -> None:
         super().record(iteration, outcomes)
-        self.admitted = []
-        for level_id, outcome in outcomes.items():
-            if level_id == TARGET or not outcome.episodes:
-                continue  # no finished episode: no measurement to rank the level by
-            score = learnability(outcome.success_rate)
-            if active_set.offer(self.repo, self.run_id, level_id, score, self.archive).admitted:
-                self.admitted.append(level_id)
+        self.admitted = offer_measured(self.repo, self.run_id, outcomes, self.archive)
 
 
 @dataclass(frozen=True)
@@ -129,7 +121,8 @@ class ArchiveStudent:
             admitted=tuple(self.source.admitted),
             target_mean_return=None if target is None else target.mean_return,
             target_mean_lines=(
-                target.lines_sum / target.episodes if target is not None and target.episodes
+                target.lines_sum / target.episodes
+                if target is not None and target.episodes
                 else None
             ),
             seconds=time.perf_counter() - started,

@@ -13,16 +13,16 @@ service, or the benchmark between sessions) is independent of this class.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from archive_db.repository import ArchiveRepository
-from dicode.archive import active_set
 from dicode.archive.config import ArchiveConfig
-from dicode.archive.status import learnability
 from dicode.domains.craftax.bundle import CraftaxBundle
 from dicode.domains.craftax.level_checks import pool_to_bundle
 from dicode.levels.bundle import LevelBundle
+from dicode.student.archive_source import offer_measured, write_outcomes
 from dicode.student.craftax.train import SlotOutcome
 from dicode.student.curriculum import TARGET, CurriculumConfig, CurriculumState, plan_slots
 
@@ -90,23 +90,9 @@ class ArchiveSchedule:
         }
 
     def record(self, iteration: int, outcomes: dict[int, SlotOutcome]) -> None:
-        trained = [level for level in outcomes if level != TARGET]
-        self.admitted = []
-        for level in trained:
-            o = outcomes[level]
-            self.repo.record_evaluation(
-                level,
-                student_iteration=iteration,
-                episodes=o.episodes,
-                successes=o.successes,
-                mean_return=o.mean_return,
-                per_goal={"mean_length": o.length_sum / o.episodes} if o.episodes else {},
-            )
-            if o.episodes:  # no finished episode: nothing to rank the level by
-                offer = active_set.offer(
-                    self.repo, self.run_id, level, learnability(o.success_rate), self.archive
-                )
-                if offer.admitted:
-                    self.admitted.append(level)
-        if trained:
-            self.repo.mark_sampled(trained, iteration)
+        write_outcomes(self.repo, iteration, outcomes, _mean_length)
+        self.admitted = offer_measured(self.repo, self.run_id, outcomes, self.archive)
+
+
+def _mean_length(outcome: SlotOutcome) -> dict[str, Any]:
+    return {"mean_length": outcome.length_sum / outcome.episodes}
