@@ -11,11 +11,19 @@ import typer
 
 
 def run(
-    profile: Annotated[str, typer.Option(help="quick (mutation teacher) or llm.")] = "quick",
+    profile: Annotated[
+        str,
+        typer.Option(
+            help="Preset of the domain: tetris quick (mutation teacher) or llm; craftax smoke."
+        ),
+    ] = "quick",
+    domain: Annotated[str, typer.Option(help="tetris or craftax.")] = "tetris",
     name: Annotated[
         str | None,
-        typer.Option(help="Run name (default: <profile>-<date>-<time>; with --resume, the newest "
-                     "run of the profile)."),
+        typer.Option(
+            help="Run name (default: <profile>-<date>-<time>, craftax-<profile>-… for "
+            "Craftax; with --resume, the newest run of the profile)."
+        ),
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an existing run.")] = False,
     minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes.")] = None,
@@ -29,22 +37,34 @@ def run(
 ) -> None:
     """Start local Ray, the archive, student, evaluator, generator and API; Ctrl-C stops."""
     from services.embedded import RunError, RunOptions, default_run_name, run_embedded
-    from services.settings import PROFILES
+    from services.settings import profile as preset
 
     if profile == "quick" and minutes is None and iterations is None:
         minutes = 10.0  # the quick profile is a ~10 minute demonstration
-    if profile not in PROFILES:
-        typer.echo(f"error: unknown profile {profile!r}; known: {', '.join(PROFILES)}", err=True)
-        raise typer.Exit(2)
     try:
-        name = name or default_run_name(runs_dir, profile, resume)
+        preset(profile, domain=domain)
+    except ValueError as error:  # before anything is created for the run
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    try:
+        name = name or default_run_name(runs_dir, profile, resume, domain)
     except RunError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
     options = RunOptions(
-        name=name, profile=profile, resume=resume, runs_dir=runs_dir,
-        minutes=minutes, iterations=iterations, seed=seed, teacher=teacher, host=host,
-        port=port, dashboard=dashboard, api_token=os.environ.get("DICODE_API_TOKEN") or None,
+        name=name,
+        profile=profile,
+        domain=domain,
+        resume=resume,
+        runs_dir=runs_dir,
+        minutes=minutes,
+        iterations=iterations,
+        seed=seed,
+        teacher=teacher,
+        host=host,
+        port=port,
+        dashboard=dashboard,
+        api_token=os.environ.get("DICODE_API_TOKEN") or None,
     )
     try:
         summary = run_embedded(options)

@@ -24,10 +24,12 @@ from rich.table import Table
 from archive_db import ArchiveRepository, default_url
 from services.api.app import create_app
 from services.generator.actor import GeneratorActor
+from services.generator.service import SEED_TEACHER
 from services.ray_env import start_local_ray
 from services.runs import open_service_run
 from services.student.actors import EvaluatorActor, StudentActor
-from services.student.target import TARGET_EVENT
+from services.student.sessions import SESSION_EVENT
+from services.student.target import HEADLINE, TARGET_EVENT
 
 REFRESH_S = 2.0
 STOP_TIMEOUT_S = 180.0
@@ -37,6 +39,7 @@ STOP_TIMEOUT_S = 180.0
 class RunOptions:
     name: str
     profile: str = "quick"
+    domain: str = "tetris"
     resume: bool = False
     runs_dir: Path = Path("runs")
     minutes: float | None = None
@@ -54,16 +57,18 @@ class RunError(RuntimeError):
     """A run cannot start as asked (e.g. it exists and ``resume`` was not given)."""
 
 
-def default_run_name(runs_dir: Path, profile: str, resume: bool) -> str:
-    """A fresh ``<profile>-YYYYmmdd-HHMMSS``, or with ``resume`` the newest run of the profile."""
+def default_run_name(runs_dir: Path, profile: str, resume: bool, domain: str = "tetris") -> str:
+    """A fresh ``<profile>-YYYYmmdd-HHMMSS`` (``<domain>-<profile>-…`` outside Tetris), or with
+    ``resume`` the newest run of the profile."""
+    prefix = profile if domain == "tetris" else f"{domain}-{profile}"
     if not resume:
-        return f"{profile}-{time.strftime('%Y%m%d-%H%M%S')}"
+        return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}"
     runs = sorted(
-        (p for p in runs_dir.glob(f"{profile}-*") if (p / "archive.sqlite").is_file()),
+        (p for p in runs_dir.glob(f"{prefix}-*") if (p / "archive.sqlite").is_file()),
         key=lambda p: (p / "archive.sqlite").stat().st_mtime,
     )
     if not runs:
-        raise RunError(f"no {profile!r} run under {runs_dir} to resume")
+        raise RunError(f"no {prefix!r} run under {runs_dir} to resume")
     return runs[-1].name
 
 
@@ -80,11 +85,19 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     run_dir.mkdir(parents=True, exist_ok=True)
     repo = ArchiveRepository.open(db_url)
     run, settings = open_service_run(
-        repo, options.name, options.profile, seed=options.seed, teacher=options.teacher
+        repo,
+        options.name,
+        options.profile,
+        domain=options.domain,
+        seed=options.seed,
+        teacher=options.teacher,
     )
     repo.set_run_status(run.id, "running")
-    repo.add_event("run_started", {"resume": options.resume, "profile": settings.profile},
-                   run_id=run.id)
+    repo.add_event(
+        "run_started",
+        {"resume": options.resume, "profile": settings.profile, "domain": settings.domain},
+        run_id=run.id,
+    )
     config = settings.to_dict()
     started = time.time()
 
@@ -103,7 +116,17 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     outcome = "finished"
     _stop_on_signals()
     try:
-        _watch(repo, run.id, student, generator, student_done, options, started, console)
+        _watch(
+            repo,
+            run.id,
+            settings.domain,
+            student,
+            generator,
+            student_done,
+            options,
+            started,
+            console,
+        )
     except KeyboardInterrupt:
         outcome = "interrupted"
         console.print("stopping (Ctrl-C): finishing the session and attempts in flight…")
@@ -117,9 +140,10 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
         ray.shutdown()
         server.should_exit = True
         repo.set_run_status(run.id, outcome)
-        repo.add_event("run_stopped", {"outcome": outcome, "seconds": time.time() - started},
-                       run_id=run.id)
-    summary = _summary(repo, run.id)
+        repo.add_event(
+            "run_stopped", {"outcome": outcome, "seconds": time.time() - started}, run_id=run.id
+        )
+    summary = _summary(repo, run.id, settings.domain)
     repo.close()
     return summary
 
@@ -148,6 +172,7 @@ def _start_api(db_url: str, options: RunOptions) -> uvicorn.Server:
 def _watch(
     repo: ArchiveRepository,
     run_id: int,
+    domain: str,
     student: Any,
     generator: Any,
     student_done: Any,
@@ -159,7 +184,7 @@ def _watch(
     with Live(console=console, refresh_per_second=1, transient=False) as live:
         while True:
             ready, _ = ray.wait([student_done], timeout=REFRESH_S)
-            view = _status(repo, run_id, student, generator, started)
+            view = _status(repo, run_id, domain, student, generator, started)
             if options.live:
                 live.update(_table(view))
             if ready:
@@ -168,7 +193,12 @@ def _watch(
 
 
 def _status(
-    repo: ArchiveRepository, run_id: int, student: Any, generator: Any, started: float
+    repo: ArchiveRepository,
+    run_id: int,
+    domain: str,
+    student: Any,
+    generator: Any,
+    started: float,
 ) -> dict[str, Any]:
     def ask(actor: Any) -> dict[str, Any]:
         try:
@@ -179,7 +209,11 @@ def _status(
 
     stats = repo.stats(run_id).as_dict()
     target = repo.list_events(run_id=run_id, kind=TARGET_EVENT)
+    trained = repo.list_levels(run_id, sampled=True)
     return {
+        "trained": len(trained),
+        "generated_trained": sum(1 for lvl in trained if lvl.teacher != SEED_TEACHER),
+        "domain": domain,
         "elapsed": time.time() - started,
         "student": ask(student),
         "generator": ask(generator),
@@ -191,14 +225,17 @@ def _status(
 def _table(view: dict[str, Any]) -> Table:
     s, g, a = view["student"], view["generator"], view["archive"]
     target = view["target"]
-    table = Table(title=f"dicode run — {view['elapsed'] / 60:.1f} min", show_header=False)
+    key, label = HEADLINE[view["domain"]]
+    title = f"dicode run ({view['domain']}) — {view['elapsed'] / 60:.1f} min"
+    table = Table(title=title, show_header=False)
     table.add_column(justify="right", style="bold")
     table.add_column()
     table.add_row("iteration", str(s.get("iteration", "compiling…")))
     table.add_row("env steps", f"{s.get('env_steps', 0):,}")
-    lines = " → ".join(f"{p['mean_lines']:.1f}" for p in target[-6:]) or "not yet evaluated"
-    table.add_row("target lines", lines)
+    figures = " → ".join(f"{p[key]:.1f}" for p in target[-6:]) or "not yet evaluated"
+    table.add_row(label, figures)
     table.add_row("levels", f"{a['levels']} (accepted {a['accepted']}, rejected {a['rejected']})")
+    table.add_row("levels trained", f"{view['trained']} ({view['generated_trained']} generated)")
     table.add_row("edges", str(a["edges"]))
     table.add_row("active set", str(a["active"]))
     table.add_row("status", "  ".join(f"{k}={v}" for k, v in a["by_status"].items()))
@@ -215,11 +252,20 @@ def _stop(actor: Any, done: Any, console: Console, name: str) -> None:
         console.print(f"[yellow]{name} did not stop cleanly: {type(error).__name__}: {error}")
 
 
-def _summary(repo: ArchiveRepository, run_id: int) -> dict[str, Any]:
+def _summary(repo: ArchiveRepository, run_id: int, domain: str) -> dict[str, Any]:
+    """Archive counts, evaluations, levels trained, env steps and the target series (its
+    key is the domain's headline: ``target_mean_lines``, ``target_percent_of_max``)."""
     stats = repo.stats(run_id).as_dict()
     target = [e.payload for e in repo.list_events(run_id=run_id, kind=TARGET_EVENT)]
-    evaluations = sum(len(repo.level_history(lvl.id)) for lvl in repo.list_levels(run_id))
+    levels = repo.list_levels(run_id)
+    trained = [lvl for lvl in levels if lvl.times_sampled]
+    sessions = repo.list_events(run_id=run_id, kind=SESSION_EVENT)
+    key, _ = HEADLINE[domain]
     return stats | {
-        "evaluations": evaluations,
-        "target_lines": [(p["iteration"], round(p["mean_lines"], 2)) for p in target],
+        "domain": domain,
+        "env_steps": sessions[-1].payload["env_steps"] if sessions else 0,
+        "evaluations": sum(len(repo.level_history(lvl.id)) for lvl in levels),
+        "levels_trained": len(trained),
+        "generated_trained": sum(1 for lvl in trained if lvl.teacher != SEED_TEACHER),
+        f"target_{key}": [(p["iteration"], round(p[key], 2)) for p in target],
     }

@@ -14,10 +14,12 @@ def open_service_run(
     name: str,
     profile_name: str = "quick",
     *,
+    domain: str = "tetris",
     seed: int | None = None,
     teacher: str | None = None,
 ) -> tuple[RunInfo, RunSettings]:
-    """The run ``name`` and its settings: stored ones if it exists, else the profile's.
+    """The run ``name`` and its settings: stored ones if it exists, else the ``domain``'s
+    profile's.
 
     A new run stores its settings as its config (so a restart, or another service, reads the
     same). ``teacher`` overrides the generator's teacher for this process only.
@@ -27,7 +29,7 @@ def open_service_run(
         settings = RunSettings.from_dict(existing.config)
         run = existing
     else:
-        settings = profile(profile_name, seed=seed)
+        settings = profile(profile_name, domain=domain, seed=seed)
         run = repo.open_run(
             name, domain=settings.domain, seed=settings.seed, config=settings.to_dict()
         )

@@ -33,7 +33,7 @@ from services.api import views
 from services.api.auth import require_token
 from services.generator.control import is_paused, set_paused
 from services.generator.service import HUMAN_TEACHER, record_verdict
-from services.student.loop import SESSION_EVENT
+from services.student.sessions import SESSION_EVENT
 from services.student.target import TARGET_EVENT
 
 STATIC = Path(__file__).with_name("static")
@@ -58,8 +58,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        if app.state.validator is not None and validator is None:
-            app.state.validator.close()
+        for own in app.state.validators.values():
+            if own is not validator:
+                own.close()
         repo.close()
 
     app = FastAPI(
@@ -70,7 +71,8 @@ def create_app(
     )
     app.state.repo = repo
     app.state.api_token = api_token
-    app.state.validator = validator
+    # One sandbox pool per domain, started on the first submission to a run of that domain.
+    app.state.validators = {} if validator is None else {validator.spec.name: validator}
     app.state.validator_lock = threading.Lock()
     registry = _registry(repo)
     requests_total = Counter(
@@ -165,11 +167,18 @@ def create_app(
         """Generation attempts with their verdicts and errors (``full`` adds code and prompts)."""
         info = run_of(run)
         rows = repo.list_attempts(
-            info.id, verdict=verdict, teacher=teacher, failing_stage=failing_stage,
-            limit=limit, offset=offset,
+            info.id,
+            verdict=verdict,
+            teacher=teacher,
+            failing_stage=failing_stage,
+            limit=limit,
+            offset=offset,
         )
-        return {"offset": offset, "limit": limit,
-                "items": [views.attempt_view(a, full=full) for a in rows]}
+        return {
+            "offset": offset,
+            "limit": limit,
+            "items": [views.attempt_view(a, full=full) for a in rows],
+        }
 
     @app.get("/api/attempts/{attempt_id}", tags=["attempts"])
     def get_attempt(attempt_id: int) -> dict[str, Any]:
@@ -245,8 +254,15 @@ def create_app(
         started = time.perf_counter()
         verdict = _validate(app, info.domain, body.code)
         recorded = record_verdict(
-            repo, info.id, info.domain, HUMAN_TEACHER, body.code, verdict,
-            time.perf_counter() - started, parent_id=body.parent_id, name=body.name,
+            repo,
+            info.id,
+            info.domain,
+            HUMAN_TEACHER,
+            body.code,
+            verdict,
+            time.perf_counter() - started,
+            parent_id=body.parent_id,
+            name=body.name,
         )
         answer = {
             "attempt_id": recorded.attempt_id,
@@ -269,11 +285,12 @@ def create_app(
 
 
 def _validate(app: FastAPI, domain: str, code: str) -> Verdict:
-    """One validation at a time through the API's own (lazily started) sandbox pool."""
+    """One validation at a time through the API's own (lazily started) sandbox pool of the
+    run's domain."""
     with app.state.validator_lock:
-        if app.state.validator is None:
-            app.state.validator = Validator(domain, pool_size=8, warm=1, rollout_steps=150)
-        validator: Validator = app.state.validator
+        if domain not in app.state.validators:
+            app.state.validators[domain] = Validator(domain, pool_size=8, warm=1, rollout_steps=150)
+        validator: Validator = app.state.validators[domain]
         return validator.validate(code)
 
 

@@ -25,17 +25,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
     parser.add_argument("--run", default=os.environ.get("DICODE_RUN", "main"), help="run name")
     parser.add_argument("--profile", default=os.environ.get("DICODE_PROFILE", "quick"))
-    parser.add_argument("--teacher", default=os.environ.get("DICODE_TEACHER"),
-                        help="override the profile's teacher (mutation, llm)")
+    parser.add_argument(
+        "--domain",
+        default=os.environ.get("DICODE_DOMAIN", "tetris"),
+        help="domain of a new run (an existing run keeps its own)",
+    )
+    parser.add_argument(
+        "--teacher",
+        default=os.environ.get("DICODE_TEACHER"),
+        help="override the profile's teacher (mutation, llm)",
+    )
     parser.add_argument("--max-attempts", type=int, default=None)
     args = parser.parse_args(argv)
     if not args.db:
         parser.error("--db (or DICODE_DB_URL) is required")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s generator %(message)s")
     repo = ArchiveRepository.open(args.db)
-    run, settings = open_service_run(repo, args.run, args.profile, teacher=args.teacher)
+    run, settings = open_service_run(
+        repo, args.run, args.profile, domain=args.domain, teacher=args.teacher
+    )
     generator = Generator(
-        repo, run.id, settings.generator, settings.archive, domain=settings.domain,
+        repo,
+        run.id,
+        settings.generator,
+        settings.archive,
+        domain=settings.domain,
         seed=settings.seed,
     )
     asyncio.run(_serve(generator, args.max_attempts))

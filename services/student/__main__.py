@@ -29,16 +29,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
     parser.add_argument("--run", default=os.environ.get("DICODE_RUN", "main"))
     parser.add_argument("--profile", default=os.environ.get("DICODE_PROFILE", "quick"))
-    parser.add_argument("--run-dir", default=os.environ.get("DICODE_RUN_DIR", "runs"),
-                        help="folder for checkpoints (runs/<name>/checkpoints)")
-    parser.add_argument("--address", default=os.environ.get("RAY_ADDRESS"),
-                        help="join this Ray cluster instead of starting one")
+    parser.add_argument(
+        "--domain",
+        default=os.environ.get("DICODE_DOMAIN", "tetris"),
+        help="domain of a new run (an existing run keeps its own)",
+    )
+    parser.add_argument(
+        "--run-dir",
+        default=os.environ.get("DICODE_RUN_DIR", "runs"),
+        help="folder for checkpoints (runs/<name>/checkpoints)",
+    )
+    parser.add_argument(
+        "--address",
+        default=os.environ.get("RAY_ADDRESS"),
+        help="join this Ray cluster instead of starting one",
+    )
     args = parser.parse_args(argv)
     if not args.db:
         parser.error("--db (or DICODE_DB_URL) is required")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s student %(message)s")
     repo = ArchiveRepository.open(args.db)
-    run, settings = open_service_run(repo, args.run, args.profile)
+    run, settings = open_service_run(repo, args.run, args.profile, domain=args.domain)
     repo.close()
     if args.address:
         ray.init(address=args.address)

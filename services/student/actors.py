@@ -1,9 +1,11 @@
 """Ray actors around the student library: training and target evaluation.
 
 Both are threaded actors (``max_concurrency=2``) so `stop()` and `status()` are answered while
-`run()` works; they only glue the library (`loop.ArchiveStudent`, `target.TargetEvaluator`) to the
-archive URL and export their figures with ``ray.util.metrics`` (shown by Ray's dashboard and
-its Prometheus endpoint).
+`run()` works; they only glue the domain's student (`loop.ArchiveStudent` for Tetris,
+`craftax.CraftaxArchiveStudent`) and target evaluator (`target.TargetEvaluator`,
+`craftax.CraftaxTargetEvaluator`), chosen by the run's ``domain``, to the archive URL and
+export their figures with ``ray.util.metrics`` (shown by Ray's dashboard and its Prometheus
+endpoint).
 """
 
 from __future__ import annotations
@@ -18,29 +20,64 @@ from ray.util import metrics
 
 from archive_db import ArchiveRepository
 from services.settings import RunSettings
-from services.student.loop import ArchiveStudent
-from services.student.target import TargetEvaluator
+from services.student.sessions import SessionStudent
+from services.student.target import HEADLINE, CheckpointEvaluator
+
+
+def make_student(
+    repo: ArchiveRepository, run_id: int, run_dir: Path, settings: RunSettings, resume: bool
+) -> SessionStudent:
+    """The student of the run's domain (imported here: a Tetris run never loads Craftax)."""
+    if settings.domain == "craftax":
+        from services.student.craftax import CraftaxArchiveStudent
+
+        return CraftaxArchiveStudent(
+            repo, run_id, run_dir, settings.craftax, settings.archive, resume=resume
+        )
+    if settings.domain == "tetris":
+        from services.student.loop import ArchiveStudent
+
+        return ArchiveStudent(
+            repo, run_id, run_dir, settings.student, settings.archive, resume=resume
+        )
+    raise ValueError(f"no service student for domain {settings.domain!r}")
+
+
+def make_evaluator(
+    repo: ArchiveRepository, run_id: int, settings: RunSettings
+) -> CheckpointEvaluator[Any]:
+    """The target evaluator of the run's domain."""
+    if settings.domain == "craftax":
+        from services.student.craftax import CraftaxTargetEvaluator
+
+        return CraftaxTargetEvaluator(repo, run_id, settings.craftax, settings.evaluator)
+    if settings.domain == "tetris":
+        from services.student.target import TargetEvaluator
+
+        return TargetEvaluator(repo, run_id, settings.student, settings.evaluator)
+    raise ValueError(f"no target evaluator for domain {settings.domain!r}")
 
 
 class StudentWorker:
     """Trains sessions until stopped or a bound is reached (the actor's body, Ray-free)."""
 
-    def __init__(self, db_url: str, run_id: int, run_dir: str, config: dict[str, Any],
-                 resume: bool = True) -> None:
+    def __init__(
+        self, db_url: str, run_id: int, run_dir: str, config: dict[str, Any], resume: bool = True
+    ) -> None:
         self.settings = RunSettings.from_dict(config)
         self.repo = ArchiveRepository.open(db_url)
-        self.loop = ArchiveStudent(
-            self.repo, run_id, Path(run_dir), self.settings.student, self.settings.archive,
-            resume=resume,
-        )
+        self.loop = make_student(self.repo, run_id, Path(run_dir), self.settings, resume)
         self._stop = threading.Event()
-        self.last: dict[str, Any] = {"iteration": self.loop.iteration,
-                                     "env_steps": self.loop.env_steps,
-                                     "resumed_from": self.loop.resumed_from}
+        self.last: dict[str, Any] = {
+            "iteration": self.loop.iteration,
+            "env_steps": self.loop.env_steps,
+            "resumed_from": self.loop.resumed_from,
+        }
         self._iterations = metrics.Gauge("dicode_student_iteration", "PPO iterations so far")
         self._steps = metrics.Counter("dicode_student_env_steps", "environment steps trained")
-        self._target = metrics.Gauge("dicode_student_target_return",
-                                     "mean return on the target slots in the last session")
+        self._target = metrics.Gauge(
+            "dicode_student_target_return", "mean return on the target slots in the last session"
+        )
         self._evaluated = metrics.Counter("dicode_student_evaluations", "level evaluations")
 
     def run(self, max_iterations: int | None = None, deadline: float | None = None) -> dict:
@@ -76,10 +113,12 @@ class EvaluatorWorker:
         settings = RunSettings.from_dict(config)
         self.every_s = settings.evaluator.every_s
         self.repo = ArchiveRepository.open(db_url)
-        self.evaluator = TargetEvaluator(self.repo, run_id, settings.student, settings.evaluator)
+        self.evaluator = make_evaluator(self.repo, run_id, settings)
         self._stop = threading.Event()
         self.last: dict[str, Any] = {}
-        self._lines = metrics.Gauge("dicode_target_lines", "mean lines per target game")
+        self._key, label = HEADLINE[settings.domain]
+        # e.g. dicode_target_mean_lines, dicode_target_percent_of_max
+        self._headline = metrics.Gauge(f"dicode_target_{self._key}", label)
 
     def run(self) -> dict[str, Any]:
         while not self._stop.is_set():
@@ -93,7 +132,7 @@ class EvaluatorWorker:
         if report is None:
             return None
         self.last = report.payload()
-        self._lines.set(report.mean_lines)
+        self._headline.set(float(self.last[self._key]))
         return self.last
 
     def stop(self) -> None:

@@ -1,15 +1,18 @@
-"""Target evaluations: the greedy student on the target protocol, on the newest checkpoint.
+"""Target evaluations: the student on the target protocol, on the newest checkpoint.
 
-The protocol is `dicode.student.evaluate` (the standard game, fixed seeds, a piece cap, lines
-per game). Each measurement is stored as a `target_eval` event of the run, which the API serves
-as a time series and the terminal view shows as "target lines".
+`CheckpointEvaluator` is what every domain shares (each new checkpoint evaluated once, the
+measurement stored as a `target_eval` event of the run, which the API serves as a time series
+and the terminal view shows by the domain's `HEADLINE` figure). The Tetris protocol here is
+`dicode.student.evaluate` (the greedy student, the standard game, fixed seeds, a piece cap,
+lines per game); Craftax's is in `services.student.craftax`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
 
 from archive_db import ArchiveRepository
 from dicode.domains.tetris.schema import stack_levels, target_level
@@ -20,6 +23,55 @@ from dicode.student.ppo import Trainer
 from services.settings import EvaluatorSettings, StudentSettings
 
 TARGET_EVENT = "target_eval"
+# Per domain: the payload key that sums a target evaluation up, and its label.
+HEADLINE = {
+    "tetris": ("mean_lines", "target lines"),
+    "craftax": ("percent_of_max", "target % of max"),
+}
+
+
+class Measurement(Protocol):
+    def payload(self) -> dict[str, Any]: ...
+
+
+ReportT = TypeVar("ReportT", bound=Measurement)
+
+
+class CheckpointEvaluator(Generic[ReportT]):
+    """Evaluates each new student checkpoint of a run once; subclasses read the parameters
+    (`read_params`) and run their domain's protocol (`measure`)."""
+
+    def __init__(self, repository: ArchiveRepository, run_id: int, games: int) -> None:
+        if games < 1:
+            raise ValueError(f"games must be >= 1, got {games}")
+        self.repo = repository
+        self.run_id = run_id
+        done = repository.list_events(run_id=run_id, kind=TARGET_EVENT)
+        self.last_iteration: int | None = int(done[-1].payload["iteration"]) if done else None
+
+    def read_params(self, path: Path) -> Any:
+        raise NotImplementedError
+
+    def measure(self, params: Any, iteration: int) -> ReportT:
+        raise NotImplementedError
+
+    def evaluate_latest(self) -> ReportT | None:
+        """Evaluate the newest checkpoint if it was not evaluated yet; None otherwise."""
+        latest = self.repo.latest_checkpoint(self.run_id)
+        if latest is None or latest.iteration == self.last_iteration:
+            return None
+        try:
+            params = self.read_params(Path(latest.path))
+        except FileNotFoundError:  # pruned between the query and the read: next time
+            return None
+        return self.evaluate(params, latest.iteration)
+
+    def evaluate(self, params: Any, iteration: int) -> ReportT:
+        """Run the protocol on ``params`` and store the result as an event."""
+        report = self.measure(params, iteration)
+        self.repo.add_event(TARGET_EVENT, report.payload(), run_id=self.run_id)
+        self.last_iteration = iteration
+        return report
 
 
 @dataclass(frozen=True)
@@ -44,8 +96,8 @@ class TargetReport:
         }
 
 
-class TargetEvaluator:
-    """Evaluates each new student checkpoint of a run once (compiled once, reused)."""
+class TargetEvaluator(CheckpointEvaluator[TargetReport]):
+    """The Tetris protocol (compiled once, reused)."""
 
     def __init__(
         self,
@@ -54,10 +106,7 @@ class TargetEvaluator:
         student: StudentSettings,
         settings: EvaluatorSettings,
     ) -> None:
-        if settings.games < 1:
-            raise ValueError(f"games must be >= 1, got {settings.games}")
-        self.repo = repository
-        self.run_id = run_id
+        super().__init__(repository, run_id, settings.games)
         self.settings = settings
         ppo = student.ppo
         trainer = Trainer(ppo)
@@ -67,25 +116,15 @@ class TargetEvaluator:
         )
         self._template = trainer.init(ppo.seed, slots)
         self._play = make_greedy_evaluator(trainer.network, settings.games, settings.piece_cap)
-        done = repository.list_events(run_id=run_id, kind=TARGET_EVENT)
-        self.last_iteration: int | None = int(done[-1].payload["iteration"]) if done else None
 
-    def evaluate_latest(self) -> TargetReport | None:
-        """Evaluate the newest checkpoint if it was not evaluated yet; None otherwise."""
-        latest = self.repo.latest_checkpoint(self.run_id)
-        if latest is None or latest.iteration == self.last_iteration:
-            return None
-        try:
-            runner, *_ = load_checkpoint(latest.path, self._template)
-        except FileNotFoundError:  # pruned between the query and the read: next time
-            return None
-        return self.evaluate(runner.train.params, latest.iteration)
+    def read_params(self, path: Path) -> Any:
+        runner, *_ = load_checkpoint(path, self._template)
+        return runner.train.params
 
-    def evaluate(self, params: Any, iteration: int) -> TargetReport:
-        """Run the protocol on ``params`` and store the result as an event."""
+    def measure(self, params: Any, iteration: int) -> TargetReport:
         started = time.perf_counter()
         result = evaluate_greedy(self._play, params)
-        report = TargetReport(
+        return TargetReport(
             iteration=iteration,
             mean_lines=result.mean_lines,
             std_lines=result.std_lines,
@@ -94,6 +133,3 @@ class TargetEvaluator:
             piece_cap=self.settings.piece_cap,
             seconds=time.perf_counter() - started,
         )
-        self.repo.add_event(TARGET_EVENT, report.payload(), run_id=self.run_id)
-        self.last_iteration = iteration
-        return report

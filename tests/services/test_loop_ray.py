@@ -16,7 +16,7 @@ from archive_db import ArchiveRepository
 from services.generator.actor import GeneratorActor
 from services.ray_env import start_local_ray
 from services.student.actors import EvaluatorActor, StudentActor
-from services.student.loop import SESSION_EVENT
+from services.student.sessions import SESSION_EVENT
 from services.student.target import TARGET_EVENT
 from tests.services.conftest import TINY, new_run
 
@@ -62,7 +62,8 @@ def test_generator_and_student_fill_the_archive(
         children = [lvl.id for lvl in repo.list_levels(run_id) if lvl.teacher == "mutation"]
         _wait_for(
             lambda: all(repo.get_level(i).times_sampled for i in children),
-            300, "the student to train on the generated levels",
+            300,
+            "the student to train on the generated levels",
         )
     finally:
         student.stop.remote()
