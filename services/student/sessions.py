@@ -17,23 +17,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from archive_db import ArchiveRepository
+from dicode.student.archive_source import MeasuredOutcome
 from dicode.student.curriculum import TARGET
 
 SESSION_EVENT = "student_session"
-
-
-class Outcome(Protocol):
-    """A level's finished episodes in one session (Tetris `LevelOutcome`, Craftax
-    `SlotOutcome`)."""
-
-    @property
-    def episodes(self) -> int: ...
-
-    @property
-    def success_rate(self) -> float | None: ...
-
-    @property
-    def mean_return(self) -> float | None: ...
 
 
 class TrainingLoop(Protocol):
@@ -45,7 +32,7 @@ class TrainingLoop(Protocol):
     @property
     def slot_levels(self) -> Any: ...  # a list or an array of level ids, one per slot
 
-    def run_session(self, iterations: int) -> Mapping[int, Outcome]: ...
+    def run_session(self, iterations: int) -> Mapping[int, MeasuredOutcome]: ...
 
     def save(self, path: str | Path) -> None: ...
 

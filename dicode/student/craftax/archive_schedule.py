@@ -46,6 +46,7 @@ class ArchiveSchedule:
         self.run_id = run_id
         self.archive = archive
         self.curriculum = curriculum
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.state: CurriculumState | None = None
         self.admitted: list[int] = []
@@ -73,6 +74,8 @@ class ArchiveSchedule:
     ) -> dict[int, tuple[int, CraftaxBundle | None]]:
         if self.state is None:  # first session: start from what the loop's slots hold now
             self.state = CurriculumState(slot_levels=tuple(int(x) for x in slot_levels))
+            # A resumed student starts at a later iteration: other draws than the first start.
+            self.rng = np.random.default_rng([self.seed, iteration])
         active = self.repo.active_set(self.run_id)
         levels, changed, self.state = plan_slots(
             self.state,
