@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 from dataclasses import replace
 
 from archive_db import ArchiveRepository
@@ -37,3 +39,16 @@ def open_service_run(
     if teacher:
         settings = replace(settings, generator=replace(settings.generator, teacher=teacher))
     return run, settings
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every service process opens its run with (each also read from the
+    environment, as docker compose sets them): ``--db``, ``--run``, ``--profile``, ``--domain``."""
+    parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
+    parser.add_argument("--run", default=os.environ.get("DICODE_RUN", "main"), help="run name")
+    parser.add_argument("--profile", default=os.environ.get("DICODE_PROFILE", "quick"))
+    parser.add_argument(
+        "--domain",
+        default=os.environ.get("DICODE_DOMAIN", "tetris"),
+        help="domain of a new run (an existing run keeps its own)",
+    )

@@ -15,21 +15,14 @@ import signal
 from archive_db import ArchiveRepository
 from services.generator.service import Generator
 from services.heartbeat import beat
-from services.runs import open_service_run
+from services.runs import add_run_arguments, open_service_run
 
 HEARTBEAT = "/tmp/dicode-generator.heartbeat"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m services.generator", description=__doc__)
-    parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
-    parser.add_argument("--run", default=os.environ.get("DICODE_RUN", "main"), help="run name")
-    parser.add_argument("--profile", default=os.environ.get("DICODE_PROFILE", "quick"))
-    parser.add_argument(
-        "--domain",
-        default=os.environ.get("DICODE_DOMAIN", "tetris"),
-        help="domain of a new run (an existing run keeps its own)",
-    )
+    add_run_arguments(parser)
     parser.add_argument(
         "--teacher",
         default=os.environ.get("DICODE_TEACHER"),

@@ -18,7 +18,7 @@ import ray
 
 from archive_db import ArchiveRepository
 from services.heartbeat import touch
-from services.runs import open_service_run
+from services.runs import add_run_arguments, open_service_run
 from services.student.actors import EvaluatorActor, StudentActor
 
 HEARTBEAT = "/tmp/dicode-student.heartbeat"
@@ -26,14 +26,7 @@ HEARTBEAT = "/tmp/dicode-student.heartbeat"
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m services.student", description=__doc__)
-    parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
-    parser.add_argument("--run", default=os.environ.get("DICODE_RUN", "main"))
-    parser.add_argument("--profile", default=os.environ.get("DICODE_PROFILE", "quick"))
-    parser.add_argument(
-        "--domain",
-        default=os.environ.get("DICODE_DOMAIN", "tetris"),
-        help="domain of a new run (an existing run keeps its own)",
-    )
+    add_run_arguments(parser)
     parser.add_argument(
         "--run-dir",
         default=os.environ.get("DICODE_RUN_DIR", "runs"),
