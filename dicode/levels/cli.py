@@ -80,7 +80,8 @@ def show(
     seed: Annotated[int, typer.Option(help="Seed for the instances.")] = 0,
     png: Annotated[Path | None, typer.Option(help="Also write the instances as a PNG.")] = None,
 ) -> None:
-    """Build FILE's pool in the sandbox and render a few instances (ASCII, optionally PNG)."""
+    """Build FILE's pool in the sandbox and render a few instances (text, optionally PNG):
+    Tetris boards side by side; Craftax goal, rules, player and a map crop per instance."""
     from dicode.levels.render import render_instances_png, render_instances_text
 
     source = _read_source(file, domain)

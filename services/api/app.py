@@ -27,7 +27,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from archive_db import ArchiveError, ArchiveRepository, NotFoundError
 from archive_db.records import RunInfo
 from dicode.archive.export import graph_json
+from dicode.levels.bundle import LevelBundle
 from dicode.levels.pipeline import Validator
+from dicode.levels.render import render_instances_image, render_instances_text
 from dicode.levels.verdict import Verdict
 from services.api import views
 from services.api.auth import require_token
@@ -39,6 +41,7 @@ from services.student.target import TARGET_EVENT
 STATIC = Path(__file__).with_name("static")
 MAX_PAGE = 500
 MAX_CODE_CHARS = 100_000
+MAX_PREVIEW = 8  # instances drawn by one preview request
 
 
 class SubmittedLevel(BaseModel):
@@ -101,6 +104,15 @@ def create_app(
 
     def level_in_run(level_id: int) -> Any:
         return repo.get_level(level_id)
+
+    def stored_bundle(level_id: int) -> LevelBundle:
+        data = repo.get_bundle(level_id)
+        if data is None:
+            raise HTTPException(404, f"level {level_id} has no stored bundle")
+        try:
+            return LevelBundle.from_bytes(data)
+        except ValueError as error:
+            raise HTTPException(422, f"level {level_id}: {error}") from error
 
     # ------------------------------------------------------------------ service
     @app.get("/healthz", tags=["service"])
@@ -222,6 +234,32 @@ def create_app(
         level = level_in_run(level_id)
         graph = views.lineage_graph(repo, level.run_id)
         return graph_json(views.neighbourhood(graph, level_id, depth)) | {"root": level_id}
+
+    @app.get("/api/levels/{level_id}/preview", tags=["levels"])
+    def level_preview(
+        level_id: int, instances: Annotated[int, Query(ge=1, le=MAX_PREVIEW)] = 2
+    ) -> dict[str, Any]:
+        """The first ``instances`` of the level's pool as text, drawn by its domain's renderer
+        (Tetris: boards side by side; Craftax: goal, rules, player and a map crop)."""
+        bundle = stored_bundle(level_id)
+        try:
+            text = render_instances_text(bundle, instances)
+        except ValueError as error:
+            raise HTTPException(422, f"level {level_id}: {error}") from error
+        return {"level_id": level_id, "domain": bundle.domain, "text": text}
+
+    @app.get("/api/levels/{level_id}/preview.png", tags=["levels"], response_class=Response)
+    def level_preview_png(
+        level_id: int, instances: Annotated[int, Query(ge=1, le=MAX_PREVIEW)] = 2
+    ) -> Response:
+        """The same instances as one PNG strip (Craftax: the player's whole floor)."""
+        bundle = stored_bundle(level_id)
+        buffer = io.BytesIO()
+        try:
+            render_instances_image(bundle, instances).save(buffer, format="PNG")
+        except ValueError as error:
+            raise HTTPException(422, f"level {level_id}: {error}") from error
+        return Response(buffer.getvalue(), media_type="image/png")
 
     # ------------------------------------------------------------------ mutations
     guarded = [Depends(require_token)]

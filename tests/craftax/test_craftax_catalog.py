@@ -23,6 +23,8 @@ def test_blocks_and_solidity_match_craftax() -> None:
     assert solid == catalog.SOLID_BLOCKS
     assert C.ItemType.LADDER_DOWN.value == catalog.ITEM_LADDER_DOWN
     assert C.ItemType.LADDER_UP.value == catalog.ITEM_LADDER_UP
+    assert C.ItemType.TORCH.value == catalog.ITEM_TORCH
+    assert C.ItemType.LADDER_DOWN_BLOCKED.value == catalog.ITEM_LADDER_DOWN_BLOCKED
 
 
 def test_mob_tables_match_craftax() -> None:

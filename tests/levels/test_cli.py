@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dicode.cli import app
+from dicode.domains.craftax.seed_levels import seed_level_source
 from dicode.domains.tetris.seeds import SEED_LEVEL_DIR
 
 HOSTILE_DIR = Path(__file__).resolve().parents[1] / "hostile_levels"
@@ -70,3 +71,16 @@ def test_show_renders_instances_and_a_png(tmp_path: Path) -> None:
 def test_show_of_a_rejected_level_exits_1() -> None:
     result = runner.invoke(app, ["levels", "show", str(HOSTILE_DIR / "spawn_blocked.py")])
     assert result.exit_code == 1
+
+
+def test_show_renders_a_craftax_level_and_a_png(tmp_path: Path) -> None:
+    level = tmp_path / "fight_zombies.py"
+    level.write_text(seed_level_source("fight_zombies"), encoding="utf-8")
+    png = tmp_path / "level.png"
+    args = ["levels", "show", str(level), "--domain", "craftax", "--instances", "1"]
+    result = runner.invoke(app, [*args, "--png", str(png)])
+    assert result.exit_code == 0, result.output
+    assert "goal: eat_cow, defeat_zombie" in result.output
+    assert "rules: spawn_melee x0, mob_damage x0.5" in result.output
+    assert "#0" in result.output and "#1" not in result.output and "@ player" in result.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

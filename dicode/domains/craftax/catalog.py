@@ -59,8 +59,10 @@ SOLID_BLOCKS: frozenset[str] = frozenset({
 })  # fmt: skip
 
 # Item-map ids (ladders and torches live on a separate layer from blocks).
+ITEM_TORCH = 1
 ITEM_LADDER_DOWN = 2
 ITEM_LADDER_UP = 3
+ITEM_LADDER_DOWN_BLOCKED = 4  # a down-ladder that opens once the floor's monsters are cleared
 
 NUM_FLOORS = 9
 FLOOR_NAMES: tuple[str, ...] = (
