@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import uvicorn
@@ -22,8 +22,16 @@ TINY = RunSettings(
     generator=GeneratorSettings(in_flight=2, max_untrained=100, pool_size=4, rollout_steps=40),
     student=StudentSettings(
         ppo=PPOConfig(
-            num_slots=3, envs_per_slot=4, pool_size=4, num_steps=8, update_epochs=1,
-            num_minibatches=2, column_features=4, row_features=2, hidden=8, train_piece_cap=100,
+            num_slots=3,
+            envs_per_slot=4,
+            pool_size=4,
+            num_steps=8,
+            update_epochs=1,
+            num_minibatches=2,
+            column_features=4,
+            row_features=2,
+            hidden=8,
+            train_piece_cap=100,
         ),
         iterations_per_session=2,
         checkpoint_every=1,
@@ -31,6 +39,15 @@ TINY = RunSettings(
     evaluator=EvaluatorSettings(games=4, piece_cap=50, every_s=1.0),
     archive=ArchiveConfig(active_capacity=20),
 )
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, what: str, poll: float = 1.0) -> None:
+    """Poll ``predicate`` until it holds; fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.time() + timeout
+    while not predicate():
+        if time.time() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(poll)
 
 
 def new_run(repo: ArchiveRepository, name: str = "test", settings: RunSettings = TINY) -> int:

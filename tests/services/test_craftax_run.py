@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -19,7 +20,6 @@ from rich.console import Console
 
 from archive_db import ArchiveRepository
 from dicode.archive.config import ArchiveConfig
-from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.curriculum import CurriculumConfig
 from services.api.app import create_app
 from services.embedded import _status, _summary, _table
@@ -35,29 +35,21 @@ from services.settings import (
 from services.student.actors import EvaluatorActor, StudentActor
 from services.student.sessions import SESSION_EVENT
 from services.student.target import TARGET_EVENT
-from tests.services.conftest import ServerThread
+from tests.craftax.conftest import TINY
+from tests.services.conftest import ServerThread, wait_for
 
 # Compiles (trainer, evaluator, sandbox rollouts) take ≈ 2 min alone and far longer on a loaded
 # machine; the waits below are bounded on their own, so the test's overall limit is wider.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
-# The tiny Craftax student of tests/craftax (4 slots: the target and three levels, so the seven
+# The tiny Craftax student of tests/craftax with 4 slots (the target and three levels, so the seven
 # seed levels are trained within three sessions and the generated ones right after).
 CRAFTAX = RunSettings(
     profile="test",
     domain="craftax",
     generator=GeneratorSettings(in_flight=1, max_untrained=100, pool_size=2, rollout_steps=20),
     craftax=CraftaxStudentSettings(
-        ppo=CraftaxPPOConfig(
-            num_slots=4,
-            envs_per_slot=2,
-            pool_size=2,
-            target_refresh=1,
-            num_steps=8,
-            num_minibatches=2,
-            update_epochs=1,
-            layer_size=32,
-        ),
+        ppo=replace(TINY, num_slots=4, envs_per_slot=2),
         curriculum=CurriculumConfig(target_fraction=0.25),
         iterations_per_session=1,
         checkpoint_every=1,
@@ -67,14 +59,6 @@ CRAFTAX = RunSettings(
     archive=ArchiveConfig(active_capacity=20),
 )
 ATTEMPTS = 3
-
-
-def _wait_for(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.time() + timeout
-    while not predicate():
-        if time.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(2.0)
 
 
 def test_craftax_run_trains_generated_levels_and_evaluates_checkpoints(tmp_path: Path) -> None:
@@ -94,7 +78,7 @@ def test_craftax_run_trains_generated_levels_and_evaluates_checkpoints(tmp_path:
             assert ray.get(generated, timeout=900)["started"] == ATTEMPTS
             children = [lvl.id for lvl in repo.list_levels(run_id) if lvl.teacher != SEED_TEACHER]
             assert children, "no generated level was accepted"
-            _wait_for(
+            wait_for(
                 lambda: all(repo.get_level(i).times_sampled for i in children),
                 600,
                 "the student to train on the generated levels",

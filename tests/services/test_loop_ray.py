@@ -5,7 +5,6 @@ One local Ray instance serves the whole module (its start-up costs tens of secon
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from services.ray_env import start_local_ray
 from services.student.actors import EvaluatorActor, StudentActor
 from services.student.sessions import SESSION_EVENT
 from services.student.target import TARGET_EVENT
-from tests.services.conftest import TINY, new_run
+from tests.services.conftest import TINY, new_run, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -33,14 +32,6 @@ def local_ray() -> Iterator[None]:
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def archive_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
-
-
-def _wait_for(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.time() + timeout
-    while not predicate():
-        if time.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(1.0)
 
 
 def test_generator_and_student_fill_the_archive(
@@ -60,7 +51,7 @@ def test_generator_and_student_fill_the_archive(
         assert gen_stats["started"] == 6
         # Every generated level is new: the student must train on and evaluate them.
         children = [lvl.id for lvl in repo.list_levels(run_id) if lvl.teacher == "mutation"]
-        _wait_for(
+        wait_for(
             lambda: all(repo.get_level(i).times_sampled for i in children),
             300,
             "the student to train on the generated levels",
@@ -107,10 +98,10 @@ def test_killed_student_resumes_from_its_checkpoint(
     config = TINY.to_dict()
     first = StudentActor.remote(sqlite_url, run_id, str(tmp_path), config, True)
     first.run.remote()
-    _wait_for(lambda: len(repo.list_checkpoints(run_id)) >= 2, 300, "two checkpoints")
+    wait_for(lambda: len(repo.list_checkpoints(run_id)) >= 2, 300, "two checkpoints")
     ray.kill(first, no_restart=True)  # no clean stop: as if the process died
     # kill() is asynchronous: the actor may still save a checkpoint until it is really gone.
-    _wait_for(lambda: _is_dead(first), 120, "the killed student to be gone")
+    wait_for(lambda: _is_dead(first), 120, "the killed student to be gone")
     saved = repo.latest_checkpoint(run_id)
     assert saved is not None
     sessions_before = len(repo.list_events(run_id=run_id, kind=SESSION_EVENT))
