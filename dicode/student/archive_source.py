@@ -11,7 +11,7 @@ trained levels are stamped with ``mark_sampled``. ``write_outcomes`` and ``offer
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import jax.numpy as jnp
 
@@ -22,7 +22,7 @@ from dicode.archive.config import ArchiveConfig
 from dicode.archive.status import learnability
 from dicode.domains.tetris.schema import TetrisLevel
 from dicode.levels.bundle import LevelBundle
-from dicode.student.curriculum import TARGET, LevelOutcome
+from dicode.student.curriculum import TARGET, EpisodeTally, LevelOutcome
 
 
 class ArchiveLevelSource:
@@ -75,23 +75,7 @@ class ArchiveLevelSource:
         write_outcomes(self.repo, iteration, outcomes, _lines_per_episode)
 
 
-class MeasuredOutcome(Protocol):
-    """What either student measures of a level in a session (Tetris or Craftax outcomes)."""
-
-    @property
-    def episodes(self) -> int: ...
-
-    @property
-    def successes(self) -> int: ...
-
-    @property
-    def mean_return(self) -> float | None: ...
-
-    @property
-    def success_rate(self) -> float | None: ...
-
-
-Outcome = TypeVar("Outcome", bound=MeasuredOutcome)
+Outcome = TypeVar("Outcome", bound=EpisodeTally)
 
 
 def write_outcomes(
@@ -122,7 +106,7 @@ def write_outcomes(
 def offer_measured(
     repo: ArchiveRepository,
     run_id: int,
-    outcomes: Mapping[int, MeasuredOutcome],
+    outcomes: Mapping[int, EpisodeTally],
     archive: ArchiveConfig,
 ) -> list[int]:
     """Offer every level with a finished episode to the active set with its learnability

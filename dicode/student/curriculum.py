@@ -16,7 +16,8 @@ Slots are arrays the compiled trainer consumes (:func:`build_slots`); a swap nev
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import Self
 
 import jax.numpy as jnp
 import numpy as np
@@ -52,13 +53,13 @@ class CurriculumState:
 
 
 @dataclass(frozen=True)
-class LevelOutcome:
-    """Finished episodes of one level during a session."""
+class EpisodeTally:
+    """Finished episodes of one level during a session: what every domain measures. A
+    domain's outcome adds its own sums as fields (Tetris lines, Craftax lengths)."""
 
     episodes: int
     successes: int
     return_sum: float
-    lines_sum: int
 
     @property
     def success_rate(self) -> float | None:
@@ -68,13 +69,16 @@ class LevelOutcome:
     def mean_return(self) -> float | None:
         return self.return_sum / self.episodes if self.episodes else None
 
-    def __add__(self, other: LevelOutcome) -> LevelOutcome:
-        return LevelOutcome(
-            self.episodes + other.episodes,
-            self.successes + other.successes,
-            self.return_sum + other.return_sum,
-            self.lines_sum + other.lines_sum,
-        )
+    def __add__(self, other: Self) -> Self:
+        """Field by field: every field is a sum over episodes."""
+        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+
+@dataclass(frozen=True)
+class LevelOutcome(EpisodeTally):
+    """A Tetris level's session outcome: the tally plus the lines cleared."""
+
+    lines_sum: int
 
 
 def num_target_slots(num_slots: int, config: CurriculumConfig) -> int:

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from archive_db import ArchiveRepository
-from dicode.student.archive_source import MeasuredOutcome
-from dicode.student.curriculum import TARGET
+from dicode.student.curriculum import TARGET, EpisodeTally
 
 SESSION_EVENT = "student_session"
 
@@ -32,7 +31,7 @@ class TrainingLoop(Protocol):
     @property
     def slot_levels(self) -> Any: ...  # a list or an array of level ids, one per slot
 
-    def run_session(self, iterations: int) -> Mapping[int, MeasuredOutcome]: ...
+    def run_session(self, iterations: int) -> Mapping[int, EpisodeTally]: ...
 
     def save(self, path: str | Path) -> None: ...
 

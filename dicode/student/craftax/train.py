@@ -29,33 +29,15 @@ from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOC
 from dicode.student.craftax.evaluate import CraftaxEvaluator, EvalResult
 from dicode.student.craftax.ppo import RunnerState, SlotStats, Trainer
 from dicode.student.craftax.target_pool import TargetPool
-from dicode.student.curriculum import TARGET
+from dicode.student.curriculum import TARGET, EpisodeTally
 
 
 @dataclass(frozen=True)
-class SlotOutcome:
-    """Finished episodes of one level (or the target, ``TARGET``) during a session."""
+class SlotOutcome(EpisodeTally):
+    """A Craftax level's (or the target's, ``TARGET``) session outcome: the tally (return
+    without the completion bonus) plus the summed episode lengths."""
 
-    episodes: int
-    successes: int
-    return_sum: float  # Craftax return, completion bonus excluded
     length_sum: int
-
-    @property
-    def success_rate(self) -> float | None:
-        return self.successes / self.episodes if self.episodes else None
-
-    @property
-    def mean_return(self) -> float | None:
-        return self.return_sum / self.episodes if self.episodes else None
-
-    def __add__(self, other: SlotOutcome) -> SlotOutcome:
-        return SlotOutcome(
-            self.episodes + other.episodes,
-            self.successes + other.successes,
-            self.return_sum + other.return_sum,
-            self.length_sum + other.length_sum,
-        )
 
 
 def slot_outcomes(slot_levels: Sequence[int], stats: SlotStats) -> dict[int, SlotOutcome]:
