@@ -15,7 +15,7 @@ from sqlalchemy import Engine, Table, and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from archive_db.engine import create_archive_engine, session_factories
 from archive_db.migrate import upgrade_engine
@@ -262,7 +262,9 @@ class ArchiveRepository:
         offset: int = 0,
     ) -> list[LevelInfo]:
         """Levels of a run by id; ``sampled=False`` lists those never drawn for training yet."""
-        query = select(Level).where(Level.run_id == run_id)
+        # LevelInfo leaves the bundle out: not reading it keeps listings (polled by the
+        # terminal view and the student's schedule) cheap however large the pools are.
+        query = select(Level).options(defer(Level.bundle)).where(Level.run_id == run_id)
         if sampled is not None:
             query = query.where(Level.times_sampled > 0 if sampled else Level.times_sampled == 0)
         if status is not None:
