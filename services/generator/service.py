@@ -44,17 +44,12 @@ from dicode.teachers.recording import BUNDLE_FORMAT, record_result
 from dicode.teachers.registry import TeacherContext, make_teacher
 from services.generator.control import is_paused
 from services.settings import GeneratorSettings
-from services.student.target import TARGET_EVENT
+from services.student.target import TARGET_EVENT, TARGET_METRICS
 
 log = logging.getLogger(__name__)
 SEED_TEACHER = "seed"
 DEFAULT_ARCHIVE = ArchiveConfig()
 HUMAN_TEACHER = "human"  # levels submitted through the API
-# What of the newest target evaluation the teacher sees, per domain (`TARGET_EVENT` payloads).
-TARGET_METRICS = {
-    "tetris": ("mean_lines", "mean_pieces"),
-    "craftax": ("percent_of_max", "mean_return"),
-}
 
 
 @dataclass

@@ -13,7 +13,7 @@ and stores % of max and the return as a `target_eval` event.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,16 +78,7 @@ class CraftaxTargetReport:
     seconds: float
 
     def payload(self) -> dict[str, Any]:
-        return {
-            "iteration": self.iteration,
-            "percent_of_max": self.percent_of_max,
-            "mean_return": self.mean_return,
-            "std_return": self.std_return,
-            "mean_length": self.mean_length,
-            "games": self.games,
-            "max_steps": self.max_steps,
-            "seconds": self.seconds,
-        }
+        return asdict(self)
 
 
 class CraftaxTargetEvaluator(CheckpointEvaluator[CraftaxTargetReport]):

@@ -10,7 +10,7 @@ lines per game); Craftax's is in `services.student.craftax`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -23,10 +23,15 @@ from dicode.student.ppo import Trainer
 from services.settings import EvaluatorSettings, StudentSettings
 
 TARGET_EVENT = "target_eval"
-# Per domain: the payload key that sums a target evaluation up, and its label.
+# Per domain: the figures of a target evaluation a teacher is shown, the headline first.
+TARGET_METRICS = {
+    "tetris": ("mean_lines", "mean_pieces"),
+    "craftax": ("percent_of_max", "mean_return"),
+}
+# Per domain: the headline figure's payload key and its label in the terminal view.
 HEADLINE = {
-    "tetris": ("mean_lines", "target lines"),
-    "craftax": ("percent_of_max", "target % of max"),
+    domain: (TARGET_METRICS[domain][0], label)
+    for domain, label in (("tetris", "target lines"), ("craftax", "target % of max"))
 }
 
 
@@ -85,15 +90,7 @@ class TargetReport:
     seconds: float
 
     def payload(self) -> dict[str, Any]:
-        return {
-            "iteration": self.iteration,
-            "mean_lines": self.mean_lines,
-            "std_lines": self.std_lines,
-            "mean_pieces": self.mean_pieces,
-            "games": self.games,
-            "piece_cap": self.piece_cap,
-            "seconds": self.seconds,
-        }
+        return asdict(self)
 
 
 class TargetEvaluator(CheckpointEvaluator[TargetReport]):
