@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Self
+from typing import Self, TypeVar
 
 import jax.numpy as jnp
 import numpy as np
@@ -211,23 +211,32 @@ def _leaves(level: TetrisLevel) -> tuple[jnp.ndarray, ...]:
     return (level.board, level.piece_weights, level.sequence, level.goal_lines, level.goal_pieces)
 
 
+Tally = TypeVar("Tally", bound=EpisodeTally)
+
+
+def sum_by_level(slot_levels: Sequence[int], per_slot: Sequence[Tally]) -> dict[int, Tally]:
+    """Per level id (``TARGET`` included), the tallies of the slots that played it, summed."""
+    out: dict[int, Tally] = {}
+    for lvl, tally in zip((int(x) for x in slot_levels), per_slot, strict=True):
+        out[lvl] = out[lvl] + tally if lvl in out else tally
+    return out
+
+
 def level_outcomes(slot_levels: Sequence[int], stats: SlotStats) -> dict[int, LevelOutcome]:
     """Per level (``TARGET`` included), the finished episodes of one or more iterations."""
-    out: dict[int, LevelOutcome] = {}
-    for s, lvl in enumerate(slot_levels):
-        outcome = LevelOutcome(
+    per_slot = [
+        LevelOutcome(
             int(stats.episodes[s]),
             int(stats.successes[s]),
             float(stats.return_sum[s]),
             int(stats.lines_sum[s]),
         )
-        out[int(lvl)] = out[int(lvl)] + outcome if int(lvl) in out else outcome
-    return out
+        for s in range(len(slot_levels))
+    ]
+    return sum_by_level(slot_levels, per_slot)
 
 
-def merge_outcomes(
-    a: Mapping[int, LevelOutcome], b: Mapping[int, LevelOutcome]
-) -> dict[int, LevelOutcome]:
+def merge_outcomes(a: Mapping[int, Tally], b: Mapping[int, Tally]) -> dict[int, Tally]:
     """Sum two per-level outcome maps (e.g. the iterations of one session)."""
     out = dict(a)
     for lvl, outcome in b.items():

@@ -29,7 +29,7 @@ from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOC
 from dicode.student.craftax.evaluate import CraftaxEvaluator, EvalResult
 from dicode.student.craftax.ppo import RunnerState, SlotStats, Trainer
 from dicode.student.craftax.target_pool import TargetPool
-from dicode.student.curriculum import TARGET, EpisodeTally
+from dicode.student.curriculum import TARGET, EpisodeTally, merge_outcomes, sum_by_level
 
 
 @dataclass(frozen=True)
@@ -42,16 +42,16 @@ class SlotOutcome(EpisodeTally):
 
 def slot_outcomes(slot_levels: Sequence[int], stats: SlotStats) -> dict[int, SlotOutcome]:
     """Per level id (slots playing the same level are summed)."""
-    out: dict[int, SlotOutcome] = {}
-    for s, level in enumerate(slot_levels):
-        o = SlotOutcome(
+    per_slot = [
+        SlotOutcome(
             int(stats.episodes[s]),
             int(stats.successes[s]),
             float(stats.return_sum[s]),
             int(stats.length_sum[s]),
         )
-        out[level] = out[level] + o if level in out else o
-    return out
+        for s in range(len(slot_levels))
+    ]
+    return sum_by_level(slot_levels, per_slot)
 
 
 class SlotSchedule(Protocol):
@@ -133,8 +133,7 @@ class CraftaxStudentLoop:
             target = step.get(TARGET)
             if target is not None and target.mean_return is not None:
                 self.r_prev = target.mean_return
-            for level, o in step.items():
-                outcomes[level] = outcomes[level] + o if level in outcomes else o
+            outcomes = merge_outcomes(outcomes, step)
         if self.schedule is not None:
             self.schedule.record(self.iteration, outcomes)
         return outcomes
