@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install clean
+.PHONY: run test lint install sandbox clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +18,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-run: $(STAMP)
+# The level sandbox refuses to run without bubblewrap: install it (as root on Debian) or say how.
+sandbox:
+	@sh deploy/ensure-bubblewrap.sh
+
+run: $(STAMP) sandbox
 	$(BIN)/dicode run --profile quick
 
-test: $(STAMP)
+test: $(STAMP) sandbox
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -47,6 +47,7 @@ from archive_db.records import (
 )
 from dicode.archive.records import Edge, GraphChanges, LevelNode
 from dicode.archive.status import learnability, status_letter
+from dicode.levels.verdict import bounded_text
 
 # Key of the PostgreSQL advisory lock that makes change-log ids follow commit order.
 _CHANGE_LOG_LOCK = 0x44_69_43_6F_64_65  # "DiCode"
@@ -385,7 +386,7 @@ class ArchiveRepository:
                 code=attempt.code,
                 verdict=attempt.verdict,
                 failing_stage=attempt.failing_stage,
-                error=attempt.error,
+                error=None if attempt.error is None else bounded_text(attempt.error),
                 latency_s=attempt.latency_s,
                 tokens_in=attempt.tokens_in,
                 tokens_out=attempt.tokens_out,

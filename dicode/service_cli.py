@@ -46,6 +46,12 @@ def run(
     except ValueError as error:  # before anything is created for the run
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
+    from dicode.levels.sandbox import sandbox_problem
+
+    problem = sandbox_problem(domain)  # generated code must never run without its walls
+    if problem:
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2)
     try:
         name = name or default_run_name(runs_dir, profile, resume, domain)
     except RunError as error:

@@ -27,6 +27,7 @@ class GeneratorSettings:
     rollout_steps: int = 150  # pieces per validation rollout
     warm_workers: int = 1  # idle sandbox workers kept ready
     poll_s: float = 1.0  # wait between checks while paused
+    sandbox_retry_s: float = 30.0  # pause after an attempt the sandbox refused to run
     # False: open loop — parents uniform over all levels, instruction uniform, and the teacher
     # sees no performance (DiCode-OL and the domain-randomisation baselines).
     feedback: bool = True

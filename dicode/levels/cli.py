@@ -1,6 +1,8 @@
 """``dicode levels``: validate a level file, or show instances of its pool.
 
-Exit codes of ``validate``: 0 accepted, 1 rejected, 2 bad usage (unknown domain, missing file).
+Exit codes of ``validate``: 0 accepted, 1 rejected, 2 bad usage (unknown domain, missing file)
+or a sandbox that cannot put up its walls on this host (the message says why and how to fix it;
+the level did not run).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Annotated
 import typer
 
 from dicode.levels.pipeline import DOMAINS, Validator
+from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict
 
 app = typer.Typer(no_args_is_help=True, help="Validate and inspect levels written as code.")
 
@@ -30,6 +33,13 @@ def _read_source(path: Path, domain: str) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         typer.echo(f"error: cannot read {path}: {exc}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+
+
+def _exit_if_unavailable(verdict: Verdict) -> None:
+    """Exit 2 with the reason and the fix when the sandbox refused to run the level."""
+    if verdict.stage == SANDBOX_UNAVAILABLE:
+        typer.echo(f"error: {verdict.error}", err=True)
+        raise typer.Exit(EXIT_USAGE)
 
 
 def _enable_compile_cache() -> None:
@@ -57,7 +67,7 @@ def validate(
         verdict = validator.validate(source, seed=seed)
     if as_json:
         typer.echo(json.dumps(verdict.summary(), indent=2, sort_keys=True))
-    else:
+    elif verdict.stage != SANDBOX_UNAVAILABLE:
         status = "ACCEPTED" if verdict.accepted else f"REJECTED at {verdict.stage}"
         typer.echo(f"{file}: {status}")
         if verdict.error:
@@ -69,6 +79,7 @@ def validate(
             typer.echo(
                 "  difficulty: " + ", ".join(f"{k} {v:g}" for k, v in verdict.difficulty.items())
             )
+    _exit_if_unavailable(verdict)
     raise typer.Exit(EXIT_ACCEPTED if verdict.accepted else EXIT_REJECTED)
 
 
@@ -87,6 +98,7 @@ def show(
     source = _read_source(file, domain)
     with Validator(domain, pool_size=instances, warm=1, rollouts=False) as validator:
         verdict = validator.validate(source, seed=seed)
+    _exit_if_unavailable(verdict)
     if verdict.bundle is None:
         typer.echo(f"{file}: REJECTED at {verdict.stage}: {verdict.error}", err=True)
         raise typer.Exit(EXIT_REJECTED)

@@ -5,7 +5,8 @@ Stages, in order (each timed; the first failure names the verdict's stage):
 1. ``syntax``        — the source parses;
 2. ``static_policy`` — imports, names and attributes obey the policy; docstring and ``build``;
 3. ``sandbox_build`` — the sandbox runs ``build`` once per pool instance (level code runs
-   nowhere else);
+   nowhere else); when the sandbox cannot put up its walls on this host, the level does not
+   run and the verdict names the stage ``sandbox-unavailable`` with the reason and the fix;
 4. ``schema``        — shapes, dtypes, value ranges, no full rows, spawn area free, one goal;
 5. ``rollouts``      — the goal is not provably impossible; the real engine plays every
    instance with a random and a heuristic policy; a level solved at reset is rejected;
@@ -28,7 +29,13 @@ import numpy as np
 from dicode.levels.bundle import LevelBundle, source_hash
 from dicode.levels.sandbox import SandboxLimits, SandboxPool
 from dicode.levels.static_policy import PolicyViolation, check_policy, parse_level
-from dicode.levels.verdict import ACCEPTED, Verdict
+from dicode.levels.verdict import (
+    ACCEPTED,
+    MAX_WARNING_CHARS,
+    SANDBOX_UNAVAILABLE,
+    Verdict,
+    bounded_text,
+)
 
 log = logging.getLogger(__name__)
 
@@ -194,13 +201,14 @@ class Validator:
         try:
             bundle = self._stages(source, seed, timings, warnings, difficulty)
         except _Rejected as rejected:
-            return Verdict(False, rejected.stage, rejected.error, timings, difficulty, warnings)
+            error = bounded_text(rejected.error)
+            return Verdict(False, rejected.stage, error, timings, difficulty, _bounded(warnings))
         except Exception as exc:  # a bug on our side: record it against the stage, keep serving
             log.exception("internal error while validating a level")
             stage = next(reversed(timings), "syntax")
-            error = f"internal error: {type(exc).__name__}: {exc}"
-            return Verdict(False, stage, error, timings, difficulty, warnings)
-        return Verdict(True, ACCEPTED, None, timings, difficulty, warnings, bundle)
+            error = bounded_text(f"internal error: {type(exc).__name__}: {exc}")
+            return Verdict(False, stage, error, timings, difficulty, _bounded(warnings))
+        return Verdict(True, ACCEPTED, None, timings, difficulty, _bounded(warnings), bundle)
 
     def _base_worlds(self, seed: int) -> dict[str, np.ndarray] | None:
         """The base pool for ``seed`` (made once per seed, in this process), or None."""
@@ -240,6 +248,8 @@ class Validator:
             if result.printed:
                 warnings.append(f"the level printed: {result.printed[:500]!r}")
             timings["sandbox_wait"] = result.wait_seconds
+            if result.unavailable:
+                raise _Rejected(SANDBOX_UNAVAILABLE, result.error or "the sandbox is unavailable")
             if not result.ok or result.arrays is None:
                 raise _Rejected("sandbox_build", result.error or "the build failed")
             pool = result.arrays
@@ -276,6 +286,10 @@ class Validator:
                 if report.problem:
                     raise _Rejected("rollouts", report.problem)
         return bundle
+
+
+def _bounded(warnings: list[str]) -> list[str]:
+    return [bounded_text(w, MAX_WARNING_CHARS) for w in warnings]
 
 
 class _stage:

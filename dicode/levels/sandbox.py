@@ -1,20 +1,26 @@
 """The sandbox runner: level code runs only here, in one-shot worker processes behind walls.
 
-Walls around every build (see docs/levels.md):
+Walls around every build (see docs/levels.md); the sandbox assumes level code reaches ``os``
+and builtins anyway, and makes that worthless:
 - a separate process per level, in its own session/process group, killed as a group on a
   wall-clock timeout or when its answer is too large;
-- an empty environment (no secrets), a private temporary directory as working directory;
-- bubblewrap, where the host allows it: new user, PID, network, IPC and UTS namespaces, a
-  read-only view of only the paths Python and the project need, a private ``/tmp``,
+- bubblewrap: new user, PID (own ``/proc``), network, IPC and UTS namespaces, ``--clearenv``,
+  a read-only view of only the paths Python and the library need, a private ``/tmp``,
   ``--die-with-parent``;
-- inside the worker, before level code runs: rlimits on CPU seconds, address space, file
-  size, processes, open files and core dumps, plus a seccomp filter refusing processes,
-  threads, exec, sockets, signals and filesystem writes (``dicode.levels.seccomp``);
+- inside the worker, before it takes a level: an emptied environment, rlimits on CPU seconds,
+  address space, file size, processes, open files and core dumps, and a seccomp filter that
+  refuses every ``open`` (reads too), processes, threads, exec, sockets, signals and writes
+  (``dicode.levels.seccomp``);
 - a cap on what the level may print and on the size of the answer.
 
-``SandboxPool`` keeps ``warm`` pre-started workers (NumPy and the builder already imported)
-so a level does not pay interpreter start-up; each worker serves one level and exits, and a
-background thread refills the pool at once.
+It fails closed: without a working bubblewrap, or when a worker cannot install its rlimits or
+seccomp filter, no level code runs and every build answers ``unavailable`` with the reason and
+the fix. Only ``DICODE_UNSAFE_NO_BUBBLEWRAP=1``, set by a person, runs levels without
+bubblewrap (rlimits and seccomp still apply; every result carries a loud warning).
+
+``SandboxPool`` keeps ``warm`` pre-started workers (NumPy and the builder already imported, the
+walls already up) so a level does not pay interpreter start-up; each worker serves one level
+and exits, and background threads refill the pool at once.
 """
 
 from __future__ import annotations
@@ -39,18 +45,36 @@ from pathlib import Path
 
 import numpy as np
 
-from dicode.levels.worker import BUILDER_MODULES
+from dicode.levels.static_policy import ALLOWED_MODULES
+from dicode.levels.worker import UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
-BWRAP = "/usr/bin/bwrap"
+BUILDER_MODULES = {
+    "tetris": "dicode.domains.tetris.builder",
+    "craftax": "dicode.domains.craftax.builder",
+}
+#: Set to 1 by a person to run level code without bubblewrap (never a default).
+UNSAFE_OPT_IN = "DICODE_UNSAFE_NO_BUBBLEWRAP"
 NO_BWRAP_WARNING = (
-    "SANDBOX DEGRADED: bubblewrap is unavailable on this host, so level code ran without "
-    "namespace isolation (no private network, PID space or read-only filesystem view); only "
-    "rlimits, the seccomp filter, an empty environment and timeouts applied"
+    f"SANDBOX DEGRADED: {UNSAFE_OPT_IN}=1 is set, so level code ran without bubblewrap "
+    "(no private network, PID space or read-only filesystem view); only rlimits, the seccomp "
+    "filter, an empty environment and timeouts applied"
 )
+_CONTAINER_FIX = (
+    "in a container, give the service the settings in docs/levels.md "
+    "(security_opt: seccomp=unconfined, apparmor=unconfined, systempaths=unconfined)"
+)
+_OPT_IN_HINT = (
+    f"To run level code without bubblewrap anyway (unsafe: for code you trust), set "
+    f"{UNSAFE_OPT_IN}=1."
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot put up its walls here; the message says why and how to fix it."""
 
 
 @dataclass(frozen=True)
@@ -77,33 +101,62 @@ class BuildResult:
     printed: str = ""
     wait_seconds: float = 0.0  # waiting for a warm worker
     run_seconds: float = 0.0  # hand-over to answer
+    unavailable: bool = False  # the walls could not be put up: the level did not run
+
+
+def isolation_problem() -> str | None:
+    """Why bubblewrap cannot isolate level code on this host, with the fix; None when it can."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return (
+            "the sandbox refuses to run level code: bubblewrap ('bwrap') is not on PATH. "
+            "Install it: 'apt-get install bubblewrap' on Debian/Ubuntu ('make run' and "
+            "'make test' do this when run as root), 'dnf install bubblewrap' on Fedora. "
+            + _OPT_IN_HINT
+        )
+    failure = _probe_bubblewrap(path)
+    if failure is None:
+        return None
+    return (
+        f"the sandbox refuses to run level code: bubblewrap ({path}) cannot create its "
+        f"namespaces here: {failure}. Fix: allow unprivileged user namespaces "
+        "('sysctl -w kernel.unprivileged_userns_clone=1'; on Ubuntu 23.10+ also "
+        "'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0'), or "
+        f"{_CONTAINER_FIX}. " + _OPT_IN_HINT
+    )
+
+
+def bubblewrap_available() -> bool:
+    """Can bubblewrap create the sandbox on this host?"""
+    return isolation_problem() is None
+
+
+def unsafe_opt_in() -> bool:
+    """Has a person asked, by name, to run level code without bubblewrap?"""
+    return os.environ.get(UNSAFE_OPT_IN) == "1"
 
 
 @functools.cache
-def bubblewrap_available() -> bool:
-    """Probe once whether bubblewrap can create the sandbox on this host."""
-    if not Path(BWRAP).exists():
-        log.warning("bubblewrap not found at %s", BWRAP)
-        return False
+def _probe_bubblewrap(path: str) -> str | None:
+    """Start a trivial sandbox once per binary; returns None or what went wrong."""
     try:
         probe = subprocess.run(
-            [*_bwrap_prefix(), sys.executable, "-I", "-c", "pass"],
+            [*_bwrap_prefix(path), sys.executable, "-I", "-c", "pass"],
             env={},
             capture_output=True,
             timeout=30,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        log.warning("bubblewrap probe failed: %s", exc)
-        return False
+        return str(exc)
     if probe.returncode != 0:
-        log.warning("bubblewrap probe failed: %s", probe.stderr.decode(errors="replace")[:500])
-    return probe.returncode == 0
+        return probe.stderr.decode(errors="replace").strip()[:500] or f"exit {probe.returncode}"
+    return None
 
 
-def _bwrap_prefix() -> list[str]:
+def _bwrap_prefix(bwrap: str) -> list[str]:
     """bubblewrap arguments: namespaces, a read-only view of what Python needs, private /tmp."""
     args = [
-        BWRAP, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
+        bwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
         "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
         "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
     ]  # fmt: skip
@@ -123,15 +176,23 @@ def _bwrap_prefix() -> list[str]:
     return args
 
 
-class _Worker:
-    """One started worker process that has reported READY."""
+class _WorkerUnavailable(Exception):
+    """A worker started but could not install its walls (rlimits or seccomp)."""
 
-    def __init__(self, domain: str, limits: SandboxLimits, isolated: bool) -> None:
+
+class _Worker:
+    """One started worker process that has reported READY (its walls are up)."""
+
+    def __init__(self, builder: str, limits: SandboxLimits, bwrap: str | None) -> None:
         # Working directory outside bubblewrap; inside it, the private /tmp is used instead.
         self.tmpdir = tempfile.mkdtemp(prefix="dicode-sandbox-")
-        command = [sys.executable, "-I", "-B", str(WORKER_SCRIPT), str(PROJECT_ROOT), domain]
-        if isolated:
-            command = [*_bwrap_prefix(), *command]
+        config = {"allowed_modules": sorted(ALLOWED_MODULES), "limits": _worker_limits(limits)}
+        command = [
+            sys.executable, "-I", "-B", str(WORKER_SCRIPT), str(PROJECT_ROOT), builder,
+            json.dumps(config),
+        ]  # fmt: skip
+        if bwrap is not None:
+            command = [*_bwrap_prefix(bwrap), *command]
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
@@ -142,17 +203,21 @@ class _Worker:
             start_new_session=True,  # own process group: killed as a whole
             close_fds=True,
         )
-        line = _read_until(self.process, b"\n", time.monotonic() + limits.startup_seconds, 64)
-        if line != b"READY\n":
-            stderr = b""
-            self._stop()
-            if self.process.stderr is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    stderr = self.process.stderr.read(4000)
-            self.kill()
-            raise RuntimeError(
-                f"sandbox worker failed to start: {line!r} {stderr.decode(errors='replace')}"
-            )
+        line = _read_until(self.process, b"\n", time.monotonic() + limits.startup_seconds, 4096)
+        if line == b"READY\n":
+            return
+        stderr = b""
+        self._stop()
+        if self.process.stderr is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stderr = self.process.stderr.read(4000)
+        self.kill()
+        # Only the worker's trusted start-up writes to this pipe before READY.
+        if line is not None and line.startswith(UNAVAILABLE):
+            raise _WorkerUnavailable(line[len(UNAVAILABLE) :].decode(errors="replace").strip())
+        raise RuntimeError(
+            f"sandbox worker failed to start: {line!r} {stderr.decode(errors='replace')}"
+        )
 
     @property
     def pid(self) -> int:
@@ -207,38 +272,39 @@ class SandboxPool:
     """Warm pool of one-shot sandbox workers for one domain.
 
     Thread-safe; ``build`` may be called from several threads. Close it (or use it as a
-    context manager) to kill the idle workers.
+    context manager) to kill the idle workers. When the walls cannot be put up here,
+    ``unavailable`` says why and every ``build`` answers that instead of running the level.
     """
 
     def __init__(
-        self,
-        domain: str = "tetris",
-        warm: int = 2,
-        limits: SandboxLimits | None = None,
-        isolation: bool | None = None,
+        self, domain: str = "tetris", warm: int = 2, limits: SandboxLimits | None = None
     ) -> None:
-        """``isolation``: use bubblewrap (True), not (False), or where the host allows (None)."""
         if domain not in BUILDER_MODULES:
             raise ValueError(
                 f"no level builder for domain {domain!r}; known: {sorted(BUILDER_MODULES)}"
             )
         self.domain = domain
         self.limits = limits or SandboxLimits()
-        self.isolated = bubblewrap_available() if isolation is None else isolation
-        if not self.isolated:
-            log.warning(NO_BWRAP_WARNING)
         self._warm = max(1, warm)
         self._idle: list[_Worker] = []
         self._starting = 0
         self._lock = threading.Condition()
         self._closed = False
         self._start_error: str | None = None
+        self._bwrap: str | None = None
+        self.isolated = True
+        self.unavailable: str | None = isolation_problem()
+        if self.unavailable is not None and unsafe_opt_in():
+            log.warning(NO_BWRAP_WARNING)
+            self.unavailable, self.isolated = None, False
+        elif self.unavailable is None:
+            self._bwrap = shutil.which("bwrap")
         # Long-lived threads start every worker (up to two at once, since start-up is mostly
         # CPU): bubblewrap's --die-with-parent is tied to the thread that forked it, so that
-        # thread must outlive the workers.
+        # thread must outlive the workers. Nothing starts when the walls are unavailable.
         self._refill_threads = [
             threading.Thread(target=self._refill_loop, daemon=True)
-            for _ in range(min(2, self._warm))
+            for _ in range(0 if self.unavailable else min(2, self._warm))
         ]
         for thread in self._refill_threads:
             thread.start()
@@ -254,11 +320,21 @@ class SandboxPool:
             with self._lock:
                 while not self._closed and len(self._idle) + self._starting >= self._warm:
                     self._lock.wait()
-                if self._closed:
+                if self._closed or self.unavailable:
                     return
                 self._starting += 1
             try:
-                worker = _Worker(self.domain, self.limits, self.isolated)
+                worker = _Worker(BUILDER_MODULES[self.domain], self.limits, self._bwrap)
+            except _WorkerUnavailable as exc:
+                with self._lock:
+                    self._starting -= 1
+                    self.unavailable = (
+                        f"the sandbox refuses to run level code: a worker could not put up its "
+                        f"walls: {exc}. The rlimits and the seccomp filter need Linux on x86_64 "
+                        f"or aarch64 with seccomp enabled; {_CONTAINER_FIX}."
+                    )
+                    self._lock.notify_all()
+                return
             except (OSError, RuntimeError) as exc:
                 log.error("%s", exc)
                 with self._lock:
@@ -276,10 +352,13 @@ class SandboxPool:
                 self._idle.append(worker)
                 self._lock.notify_all()
 
-    def _take(self) -> _Worker:
+    def _take(self) -> _Worker | None:
+        """A ready worker, or None when the walls are unavailable."""
         deadline = time.monotonic() + self.limits.startup_seconds
         with self._lock:
             while not self._idle:
+                if self.unavailable:
+                    return None
                 if self._closed:
                     raise RuntimeError("the sandbox pool is closed")
                 remaining = deadline - time.monotonic()
@@ -289,6 +368,15 @@ class SandboxPool:
             worker = self._idle.pop(0)
             self._lock.notify_all()
             return worker
+
+    def wait_ready(self) -> str | None:
+        """Wait until a worker is ready or the walls turn out unavailable; returns the reason
+        they are unavailable, or None (for start-up checks that must fail early)."""
+        deadline = time.monotonic() + self.limits.startup_seconds
+        with self._lock:
+            while not self._idle and not self.unavailable and time.monotonic() < deadline:
+                self._lock.wait(timeout=max(0.0, deadline - time.monotonic()))
+            return self.unavailable
 
     def idle_pids(self) -> list[int]:
         """Process ids of the warm workers (the roots of their process groups)."""
@@ -308,10 +396,13 @@ class SandboxPool:
         worlds (arrays with a leading axis) made in the parent; instance i edits world
         ``i % len``. They travel to the worker as data.
 
-        Never raises because of the level: every failure comes back as ``BuildResult.error``.
+        Never raises because of the level: every failure comes back as ``BuildResult.error``;
+        when the walls are unavailable the level does not run and ``unavailable`` is set.
         """
         started = time.perf_counter()
         worker = self._take()
+        if worker is None:
+            return BuildResult(False, self.unavailable, None, unavailable=True)
         handed_over = time.perf_counter()
         warnings = [] if self.isolated else [NO_BWRAP_WARNING]
         try:
@@ -341,7 +432,7 @@ class SandboxPool:
             "source": source,
             "pool_size": pool_size,
             "seed": seed,
-            "limits": {k: v for k, v in asdict(limits).items() if isinstance(v, int)},
+            "print_chars": limits.print_chars,
             "base_npz": _encode_base(base),
         }
         assert worker.process.stdin is not None
@@ -389,6 +480,18 @@ class SandboxPool:
             worker.kill()
         for thread in self._refill_threads:
             thread.join(timeout=10)
+
+
+def sandbox_problem(domain: str = "tetris") -> str | None:
+    """Start one worker and say why the sandbox cannot run level code here, with the fix;
+    None when it can (for start-up checks: ``dicode run``, the services)."""
+    with SandboxPool(domain, warm=1) as pool:
+        return pool.wait_ready()
+
+
+def _worker_limits(limits: SandboxLimits) -> dict[str, int]:
+    """The limits the worker applies to itself (the integer ones)."""
+    return {k: v for k, v in asdict(limits).items() if isinstance(v, int)}
 
 
 def _encode_base(base: dict[str, np.ndarray] | None) -> str | None:

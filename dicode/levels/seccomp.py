@@ -1,13 +1,15 @@
-"""A seccomp filter the sandbox worker installs on itself just before running level code.
+"""The seccomp filter the sandbox worker installs on itself before it takes a level.
 
-Why: rlimits alone cannot stop process creation for root (RLIMIT_NPROC is not enforced for
-uid 0, which is what containers usually run as), and without bubblewrap nothing else blocks
-the network or writes. The filter makes those system calls fail with EPERM for the worker and
-everything it could start: new processes and threads, exec, sockets, signals to other
-processes, writes to the filesystem, namespaces, mounts, tracing and io_uring.
+Why: the worker has imported everything it needs by then, so from that point it has no reason
+to open a file, start a process or touch the network. The filter makes every such system call
+fail with EPERM, for the worker and anything it could start: ``open``/``openat``/``openat2``
+(reads too: level code that reaches ``os`` finds nothing to read, not even ``/proc``), new
+processes and threads, exec, sockets, signals to other processes, filesystem changes,
+namespaces, mounts, tracing, file handles, pidfds, rlimit changes, bpf and io_uring. rlimits
+alone could not do this: RLIMIT_NPROC is not enforced for root, which containers usually are.
 
-Standard library only (ctypes, struct): it runs in the worker before NumPy-only level code.
-Supported on x86_64 Linux; elsewhere ``install`` reports that it could not install the filter.
+Standard library only (ctypes, struct). Supported on x86_64 and aarch64 Linux; elsewhere
+``install`` says why it could not, and the worker then refuses to run level code.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ import ctypes
 import platform
 import struct
 
-_AUDIT_ARCH_X86_64 = 0xC000003E
-_X32_SYSCALL_BIT = 0x40000000
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
@@ -28,69 +28,86 @@ _RET_EPERM = 0x00050000 | 1
 _LD_W_ABS = 0x20
 _JEQ = 0x15
 _JGE = 0x35
-_JSET = 0x45
 _RET = 0x06
 
-# x86_64 system call numbers refused outright.
-_BLOCKED_X86_64 = {
-    "socket": 41, "connect": 42, "accept": 43, "bind": 49, "listen": 50, "socketpair": 53,
-    "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62, "truncate": 76,
-    "ftruncate": 77, "rename": 82, "mkdir": 83, "rmdir": 84, "creat": 85, "link": 86,
-    "unlink": 87, "symlink": 88, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93,
-    "lchown": 94, "ptrace": 101, "mknod": 133, "pivot_root": 155, "chroot": 161,
-    "mount": 165, "umount2": 166, "tkill": 200, "tgkill": 234, "add_key": 248,
-    "request_key": 249, "keyctl": 250, "mkdirat": 258, "mknodat": 259, "fchownat": 260,
-    "unlinkat": 263, "renameat": 264, "linkat": 265, "symlinkat": 266, "fchmodat": 268,
-    "unshare": 272, "perf_event_open": 298, "setns": 308, "process_vm_readv": 310,
-    "process_vm_writev": 311, "renameat2": 316, "bpf": 321, "execveat": 322,
-    "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
-    "io_uring_register": 427, "clone3": 435, "openat2": 437,
+# Calls refused on every architecture, by their numbers in the asm-generic table (aarch64) and
+# the x86_64 table. Read from the kernel headers (asm-generic/unistd.h, asm/unistd_64.h).
+_REFUSED: dict[str, tuple[int, int]] = {  # name: (x86_64, generic)
+    "openat": (257, 56), "openat2": (437, 437), "open_by_handle_at": (304, 265),
+    "name_to_handle_at": (303, 264), "open_tree": (428, 428),
+    "socket": (41, 198), "socketpair": (53, 199), "bind": (49, 200), "listen": (50, 201),
+    "accept": (43, 202), "connect": (42, 203), "accept4": (288, 242),
+    "clone": (56, 220), "clone3": (435, 435), "execve": (59, 221), "execveat": (322, 281),
+    "kill": (62, 129), "tkill": (200, 130), "tgkill": (234, 131),
+    "pidfd_open": (434, 434), "pidfd_getfd": (438, 438),
+    "truncate": (76, 45), "ftruncate": (77, 46), "renameat": (264, 38),
+    "renameat2": (316, 276), "mkdirat": (258, 34), "mknodat": (259, 33),
+    "unlinkat": (263, 35), "symlinkat": (266, 36), "linkat": (265, 37), "fchmod": (91, 52),
+    "fchmodat": (268, 53), "fchown": (93, 55), "fchownat": (260, 54),
+    "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271),
+    "pivot_root": (155, 41), "chroot": (161, 51), "mount": (165, 40), "umount2": (166, 39),
+    "move_mount": (429, 429), "fsopen": (430, 430), "fsconfig": (431, 431),
+    "fsmount": (432, 432), "fspick": (433, 433), "mount_setattr": (442, 442),
+    "unshare": (272, 97), "setns": (308, 268),
+    "add_key": (248, 217), "request_key": (249, 218), "keyctl": (250, 219),
+    "setrlimit": (160, 164), "prlimit64": (302, 261), "acct": (163, 89),
+    "perf_event_open": (298, 241), "fanotify_init": (300, 262), "bpf": (321, 280),
+    "userfaultfd": (323, 282), "io_uring_setup": (425, 425), "io_uring_enter": (426, 426),
+    "io_uring_register": (427, 427),
 }  # fmt: skip
-# open(path, flags) and openat(dirfd, path, flags): refuse any flag that writes or creates.
-_OPEN, _OPEN_FLAGS_ARG = 2, 1
-_OPENAT, _OPENAT_FLAGS_ARG = 257, 2
-_WRITE_FLAGS = 0x1 | 0x2 | 0x40 | 0x200  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC
+# x86_64 keeps older calls that the generic table dropped.
+_REFUSED_X86_64_ONLY = {
+    "open": 2, "creat": 85, "fork": 57, "vfork": 58, "rename": 82, "mkdir": 83, "rmdir": 84,
+    "link": 86, "unlink": 87, "symlink": 88, "chmod": 90, "chown": 92, "lchown": 94,
+    "mknod": 133, "uselib": 134,
+}  # fmt: skip
+
+
+class _Arch:
+    def __init__(self, audit: int, numbers: dict[str, int], x32_bit: int | None) -> None:
+        self.audit = audit  # AUDIT_ARCH_* value seccomp_data.arch carries
+        self.numbers = numbers
+        self.x32_bit = x32_bit  # x86_64's x32 ABI: a second numbering, refused wholesale
+
+
+_ARCHES = {
+    "x86_64": _Arch(
+        0xC000003E,
+        {**{n: nrs[0] for n, nrs in _REFUSED.items()}, **_REFUSED_X86_64_ONLY},
+        0x40000000,
+    ),
+    "aarch64": _Arch(0xC00000B7, {n: nrs[1] for n, nrs in _REFUSED.items()}, None),
+}
+
+
+def refused_calls(machine: str | None = None) -> dict[str, int]:
+    """System call name → number refused on ``machine`` (default: this one)."""
+    arch = _ARCHES.get(machine or platform.machine())
+    return {} if arch is None else dict(arch.numbers)
 
 
 def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def _arg_offset(index: int) -> int:
-    # struct seccomp_data: int nr; u32 arch; u64 ip; u64 args[6] (low 32 bits first on x86_64)
-    return 16 + 8 * index
-
-
-def filter_program() -> bytes:
-    """The BPF program as raw ``struct sock_filter`` bytes."""
-    blocked = sorted(_BLOCKED_X86_64.values())
-    # Layout: 0 load arch, 1 arch check, 2 kill, 3 load nr, 4 x32 check, then one JEQ per
-    # blocked call, the two open checks, ALLOW, the two flag checks, and the final EPERM.
-    n_blocked = len(blocked)
-    first_jeq = 5
-    open_jeq = first_jeq + n_blocked
-    allow = open_jeq + 2
-    open_check = allow + 1  # 3 instructions: load flags, jset, allow
-    openat_check = open_check + 3
-    eperm = openat_check + 3
+def filter_program(machine: str | None = None) -> bytes:
+    """The BPF program (raw ``struct sock_filter`` bytes): wrong arch → kill; refused → EPERM."""
+    arch = _ARCHES[machine or platform.machine()]
+    refused = sorted(set(arch.numbers.values()))
     prog = [
-        _insn(_LD_W_ABS, 4),
-        _insn(_JEQ, _AUDIT_ARCH_X86_64, jt=1, jf=0),
+        _insn(_LD_W_ABS, 4),  # seccomp_data.arch
+        _insn(_JEQ, arch.audit, jt=1, jf=0),
         _insn(_RET, _RET_KILL_PROCESS),
-        _insn(_LD_W_ABS, 0),
-        _insn(_JGE, _X32_SYSCALL_BIT, jt=eperm - 5, jf=0),
+        _insn(_LD_W_ABS, 0),  # seccomp_data.nr
     ]
-    for i, nr in enumerate(blocked):
-        pc = first_jeq + i
-        prog.append(_insn(_JEQ, nr, jt=eperm - pc - 1, jf=0))
-    prog.append(_insn(_JEQ, _OPEN, jt=open_check - open_jeq - 1, jf=0))
-    prog.append(_insn(_JEQ, _OPENAT, jt=openat_check - open_jeq - 2, jf=0))
+    # After the header: [x32 check], one JEQ per refused call, ALLOW, EPERM.
+    checks = len(refused) + (1 if arch.x32_bit is not None else 0)
+    eperm = len(prog) + checks + 1
+    if arch.x32_bit is not None:
+        prog.append(_insn(_JGE, arch.x32_bit, jt=eperm - len(prog) - 1, jf=0))
+    for nr in refused:
+        prog.append(_insn(_JEQ, nr, jt=eperm - len(prog) - 1, jf=0))
     prog.append(_insn(_RET, _RET_ALLOW))
-    for check_pc, arg in ((open_check, _OPEN_FLAGS_ARG), (openat_check, _OPENAT_FLAGS_ARG)):
-        assert len(prog) == check_pc
-        prog.append(_insn(_LD_W_ABS, _arg_offset(arg)))
-        prog.append(_insn(_JSET, _WRITE_FLAGS, jt=eperm - check_pc - 2, jf=0))
-        prog.append(_insn(_RET, _RET_ALLOW))
     assert len(prog) == eperm
     prog.append(_insn(_RET, _RET_EPERM))
     return b"".join(prog)
@@ -101,15 +118,18 @@ class _SockFprog(ctypes.Structure):
 
 
 def install() -> str | None:
-    """Install the filter on the calling thread's process; returns None or why it could not."""
-    if platform.system() != "Linux" or platform.machine() != "x86_64":
-        return f"seccomp filter not available on {platform.system()} {platform.machine()}"
+    """Install the filter on this process; returns None, or why it could not be installed."""
+    if platform.system() != "Linux" or platform.machine() not in _ARCHES:
+        return (
+            f"the seccomp filter supports Linux on {' and '.join(sorted(_ARCHES))}, "
+            f"not {platform.system()} {platform.machine()}"
+        )
     program = filter_program()
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.addressof(buffer))
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        return f"prctl(NO_NEW_PRIVS) failed: errno {ctypes.get_errno()}"
+        return f"prctl(PR_SET_NO_NEW_PRIVS) failed: errno {ctypes.get_errno()}"
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
-        return f"prctl(SECCOMP) failed: errno {ctypes.get_errno()}"
+        return f"prctl(PR_SET_SECCOMP) failed: errno {ctypes.get_errno()}"
     return None

@@ -11,6 +11,22 @@ from dicode.levels.bundle import LevelBundle
 #: Pipeline stages in order; a rejected verdict names the one that failed.
 STAGES = ("syntax", "static_policy", "sandbox_build", "schema", "rollouts")
 ACCEPTED = "accepted"
+#: Not a stage of the level: the sandbox could not put up its walls, so the level never ran.
+SANDBOX_UNAVAILABLE = "sandbox-unavailable"
+#: Longest error text stored, served or quoted to a model: error texts are data, not a channel.
+MAX_ERROR_CHARS = 2000
+MAX_WARNING_CHARS = 600
+
+
+def bounded_text(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters, keeping its head and tail (the cause and
+    the line) around a marker that says how much was left out."""
+    if len(text) <= limit:
+        return text
+    marker = f" … [{len(text) - limit} characters omitted] … "
+    keep = max(0, limit - len(marker))
+    head = keep - keep // 2
+    return f"{text[:head]}{marker}{text[len(text) - keep // 2 :]}"[:limit]
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,16 @@
 """The one-shot sandbox worker: builds one level's pool, answers with data, exits.
 
-Run by ``dicode.levels.sandbox`` as ``python -I -B worker.py ROOT DOMAIN`` inside bubblewrap
-(or, where the host forbids that, as a plain process with the same limits). Protocol:
+Run by ``dicode.levels.sandbox`` as ``python -I -B worker.py ROOT BUILDER CONFIG`` inside
+bubblewrap (``CONFIG``: JSON with the allowed modules and the limits). Protocol:
 
-1. start-up (trusted): import NumPy and the domain's builder, then write ``READY`` on stdout;
-2. read one JSON job from stdin until EOF: ``{"source", "pool_size", "seed", "limits"}``;
-3. lock down: rlimits (CPU seconds, address space, file size, processes, open files, no core
-   dumps) and a seccomp filter (no processes, threads, exec, sockets, signals, writes);
+1. start-up (trusted): import the allowed modules, the domain's builder and everything the
+   answer needs; empty the environment;
+2. lock down: rlimits (CPU seconds, address space, file size, processes, open files, no core
+   dumps) and the seccomp filter (no open at all, no processes, threads, exec, sockets,
+   signals, writes). If any of it cannot be installed, answer ``UNAVAILABLE <why>`` and exit:
+   level code never runs without its walls;
+3. write ``READY``, then read one JSON job from stdin until EOF:
+   ``{"source", "pool_size", "seed", "print_chars", "base_npz"}``;
 4. run the level with restricted builtins and an import guard, calling ``build`` once per
    instance with per-instance seeds;
 5. write one JSON header line, then (if the build succeeded) the pool as ``.npz`` bytes, to the
@@ -17,6 +21,7 @@ Only the standard library and NumPy are imported here: no JAX, nothing from the 
 
 from __future__ import annotations
 
+import base64
 import builtins
 import importlib
 import io
@@ -26,15 +31,13 @@ import resource
 import sys
 import time
 import traceback
+import zipfile
 from typing import Any, cast
 
-BUILDER_MODULES = {
-    "tetris": "dicode.domains.tetris.builder",
-    "craftax": "dicode.domains.craftax.builder",
-}
-ALLOWED_IMPORTS = ("math", "itertools", "functools", "collections", "numpy")
 MAX_ERROR_CHARS = 2000
 RECURSION_LIMIT = 400
+UNAVAILABLE = b"UNAVAILABLE "
+EXIT_UNAVAILABLE = 3  # exit status after answering UNAVAILABLE
 
 _SAFE_BUILTINS = (
     "abs", "all", "any", "ascii", "bin", "bool", "callable", "chr", "complex", "dict",
@@ -78,47 +81,69 @@ class CappedOutput(io.TextIOBase):
         return "".join(self.parts)
 
 
-def _guarded_import(
-    name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
-) -> Any:
-    if level or name.split(".")[0] not in ALLOWED_IMPORTS:
-        raise ImportError(f"import of '{name}' is not allowed in level code")
-    return importlib.__import__(name, globals, locals, fromlist, level)
+def _import_guard(allowed: frozenset[str]) -> Any:
+    """``__import__`` for level code: only the allowed modules (already imported at start-up)."""
+
+    def guarded_import(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> Any:
+        wanted = [name, *(f"{name}.{item}" for item in fromlist or () if isinstance(item, str))]
+        for module in wanted:
+            reached = module == name or module in sys.modules
+            if level or (reached and module not in allowed):
+                raise ImportError(f"import of '{module}' is not allowed in level code")
+        return importlib.__import__(name, globals, locals, fromlist, level)
+
+    return guarded_import
 
 
-def _restricted_builtins() -> dict[str, object]:
+def _restricted_builtins(allowed: frozenset[str]) -> dict[str, object]:
     table = {name: getattr(builtins, name) for name in _SAFE_BUILTINS}
-    table["__import__"] = _guarded_import
+    table["__import__"] = _import_guard(allowed)
     return table
 
 
-def _lock_down(limits: dict[str, int]) -> list[str]:
-    """Apply rlimits and the seccomp filter; returns warnings for walls that could not be set."""
+def _warm_up_answer_path() -> None:
+    """Exercise once what answering needs (npz in memory, zip, tracebacks) so every module it
+    imports lazily is loaded before ``open`` is refused."""
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.savez(buffer, probe=np.zeros(2, np.uint8))
+    np.savez_compressed(io.BytesIO(), probe=np.zeros(2, np.uint8))
+    with np.load(io.BytesIO(buffer.getvalue()), allow_pickle=False) as npz:
+        npz["probe"].sum()
+    zipfile.is_zipfile(io.BytesIO(buffer.getvalue()))
+    try:
+        raise ValueError("probe")
+    except ValueError as exc:
+        _describe_error(exc, "probe")
+    np.random.default_rng(np.random.SeedSequence(entropy=0, spawn_key=(0,)).spawn(2)[0])
+
+
+def _lock_down(limits: dict[str, int]) -> str | None:
+    """Apply the rlimits and the seccomp filter; returns None, or which wall could not be set."""
     from dicode.levels import seccomp
 
-    warnings: list[str] = []
     used_cpu = resource.getrusage(resource.RUSAGE_SELF)
-    cpu_now = int(used_cpu.ru_utime + used_cpu.ru_stime) + 1
-    cpu_cap = cpu_now + limits["cpu_seconds"]
+    cpu_cap = int(used_cpu.ru_utime + used_cpu.ru_stime) + 1 + limits["cpu_seconds"]
     with open("/proc/self/statm") as statm:
         vm_bytes = int(statm.read().split()[0]) * resource.getpagesize()
+    memory_cap = vm_bytes + limits["memory_bytes"]
     settings = (
-        (resource.RLIMIT_CPU, cpu_cap, cpu_cap + 1),
-        (resource.RLIMIT_AS, vm_bytes + limits["memory_bytes"], vm_bytes + limits["memory_bytes"]),
-        (resource.RLIMIT_FSIZE, limits["file_bytes"], limits["file_bytes"]),
-        (resource.RLIMIT_NPROC, 0, 0),
-        (resource.RLIMIT_NOFILE, 64, 64),
-        (resource.RLIMIT_CORE, 0, 0),
+        ("RLIMIT_CPU", resource.RLIMIT_CPU, cpu_cap, cpu_cap + 1),
+        ("RLIMIT_AS", resource.RLIMIT_AS, memory_cap, memory_cap),
+        ("RLIMIT_FSIZE", resource.RLIMIT_FSIZE, limits["file_bytes"], limits["file_bytes"]),
+        ("RLIMIT_NPROC", resource.RLIMIT_NPROC, 0, 0),
+        ("RLIMIT_NOFILE", resource.RLIMIT_NOFILE, 64, 64),
+        ("RLIMIT_CORE", resource.RLIMIT_CORE, 0, 0),
     )
-    for which, soft, hard in settings:
+    for name, which, soft, hard in settings:
         try:
             resource.setrlimit(which, (soft, hard))
         except (ValueError, OSError) as exc:
-            warnings.append(f"rlimit {which} not set: {exc}")
-    problem = seccomp.install()
-    if problem:
-        warnings.append(problem)
-    return warnings
+            return f"the {name} limit could not be set: {exc}"
+    return seccomp.install()
 
 
 def _level_line(tb: object) -> int | None:
@@ -137,9 +162,7 @@ def _describe_error(exc: BaseException, where: str) -> str:
 
 
 def _decode_base(job: dict) -> list[dict[str, Any]] | None:
-    """Base worlds the parent sent (trusted data, decoded before the lock-down), per instance."""
-    import base64
-
+    """Base worlds the parent sent (trusted data), one per instance."""
     import numpy as np
 
     if not job.get("base_npz"):
@@ -152,12 +175,19 @@ def _decode_base(job: dict) -> list[dict[str, Any]] | None:
 
 
 def _run_job(
-    job: dict, builder_module: object, output: CappedOutput, base: list[dict[str, Any]] | None
+    job: dict,
+    builder_module: object,
+    output: CappedOutput,
+    base: list[dict[str, Any]] | None,
+    allowed: frozenset[str],
 ) -> tuple[dict, bytes]:
     import numpy as np
 
     started = time.perf_counter()
-    namespace: dict[str, object] = {"__builtins__": _restricted_builtins(), "__name__": "level"}
+    namespace: dict[str, object] = {
+        "__builtins__": _restricted_builtins(allowed),
+        "__name__": "level",
+    }
     try:
         code = compile(job["source"], "<level>", "exec")
         exec(code, namespace)
@@ -194,40 +224,49 @@ def _run_job(
     )
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
 def main() -> None:
-    root, domain = sys.argv[1], sys.argv[2]
+    root, builder_name, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    allowed = frozenset(config["allowed_modules"])
     # One BLAS thread: the lock-down below forbids creating threads anyway.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     sys.path.insert(0, root)
-    for name in ALLOWED_IMPORTS:
+    for name in sorted(allowed):
         importlib.import_module(name)
-    builder_module = importlib.import_module(BUILDER_MODULES[domain])
+    builder_module = importlib.import_module(builder_name)
     importlib.import_module("dicode.levels.seccomp")
+    _warm_up_answer_path()
+    os.environ.clear()  # nothing of the caller's environment is left to find
 
     result_fd = os.dup(1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
-    os.write(result_fd, b"READY\n")
+    problem = _lock_down(config["limits"])
+    if problem:
+        _write_all(result_fd, UNAVAILABLE + problem.encode("utf-8", "replace") + b"\n")
+        os._exit(EXIT_UNAVAILABLE)
+    _write_all(result_fd, b"READY\n")
 
     job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    os.close(0)
     base = _decode_base(job)
     os.dup2(devnull, 2)
-    output = CappedOutput(job["limits"]["print_chars"])
+    output = CappedOutput(job["print_chars"])
     sys.stdout = sys.stderr = output
-    warnings = _lock_down(job["limits"])
     sys.setrecursionlimit(RECURSION_LIMIT)
     try:
-        header, payload = _run_job(job, builder_module, output, base)
+        header, payload = _run_job(job, builder_module, output, base, allowed)
     except BaseException as exc:  # e.g. MemoryError while stacking the pool
         header, payload = {"ok": False, "error": _describe_error(exc, "the build")}, b""
-    header["warnings"] = warnings
     header["printed"] = output.getvalue()[:2000]
-    message = json.dumps(header).encode("utf-8") + b"\n" + payload
-    view = memoryview(message)
-    while view:
-        written = os.write(result_fd, view)
-        view = view[written:]
+    _write_all(result_fd, json.dumps(header).encode("utf-8") + b"\n" + payload)
     os._exit(0)
 
 

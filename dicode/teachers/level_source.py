@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, Self, TypeVar
 
+from dicode.levels.static_policy import is_allowed_module
+
 Value = int | float | str | bool | None | dict[str, float]
-ALLOWED_IMPORTS = frozenset({"math", "itertools", "functools", "collections", "numpy"})
 
 
 class GenomeError(ValueError):
@@ -391,7 +392,7 @@ def check_import(node: ast.Import | ast.ImportFrom) -> None:
     modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
     for module in modules:
         relative = isinstance(node, ast.ImportFrom) and node.level > 0
-        if relative or module.split(".")[0] not in ALLOWED_IMPORTS:
+        if relative or not is_allowed_module(module):
             raise GenomeError(f"line {node.lineno}: import of {module!r} is not allowed")
 
 

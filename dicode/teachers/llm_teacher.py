@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from dicode.levels.verdict import SANDBOX_UNAVAILABLE, bounded_text
 from dicode.teachers.base import (
     CodeRound,
     ExampleLevel,
@@ -36,9 +37,6 @@ from dicode.teachers.llm_client import ChatResult, LLMClient, LLMConfig
 from dicode.teachers.prompts import PromptSet, load_prompts, render_system_prompt
 from dicode.teachers.registry import TeacherContext
 
-# Long tracebacks waste context; the head and the tail carry the cause and the line.
-_ERROR_CHARS = 2000
-
 
 @dataclass(frozen=True)
 class LLMTeacherSettings:
@@ -52,13 +50,6 @@ class LLMTeacherSettings:
     code_max_tokens: int = 4096
     examples_in_prompt: int = 3
     structured_output: StructuredOutput = "json_schema"  # "json_object" for llama.cpp's server
-
-
-def _clip(text: str, limit: int = _ERROR_CHARS) -> str:
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return f"{text[:half]}\n… [{len(text) - limit} characters omitted] …\n{text[-half:]}"
 
 
 def _format_examples(examples: list[ExampleLevel], with_code: bool) -> str:
@@ -202,9 +193,10 @@ class LLMTeacher:
                 return
             result.failing_stage = failed_stage
             result.error = failure
-            if failed_stage == "sandbox":
-                return  # the validator itself is broken; the model cannot fix that
-            repair = self._prompts.repair.render(stage=failed_stage, error=_clip(failure or ""))
+            if failed_stage in ("sandbox", SANDBOX_UNAVAILABLE):
+                return  # the validator itself is broken or walled off; the model cannot fix that
+            error = bounded_text(failure or "")
+            repair = self._prompts.repair.render(stage=failed_stage, error=error)
             messages = [
                 *messages,
                 {"role": "assistant", "content": chat.text},

@@ -30,7 +30,7 @@ from dicode.archive.export import graph_json
 from dicode.levels.bundle import LevelBundle
 from dicode.levels.pipeline import Validator
 from dicode.levels.render import render_instances_image, render_instances_text
-from dicode.levels.verdict import Verdict
+from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict
 from services.api import views
 from services.api.auth import require_token
 from services.generator.control import is_paused, set_paused
@@ -282,7 +282,8 @@ def create_app(
         """Validate a hand-written level in the sandbox and record it as an attempt.
 
         201 with the new level when accepted; 422 with the failing stage and error when the
-        sandbox rejects it (the rejected attempt is stored too).
+        sandbox rejects it; 503 when the sandbox cannot put up its walls on this host (the level
+        did not run). The attempt is stored in every case.
         """
         info = run_of(run)
         if body.parent_id is not None:
@@ -310,7 +311,10 @@ def create_app(
             "level_id": None if recorded.level is None else recorded.level.id,
             "duplicate": recorded.level is not None and not recorded.level.created,
         }
-        return JSONResponse(answer, status_code=201 if verdict.accepted else 422)
+        status = 201 if verdict.accepted else 422
+        if verdict.stage == SANDBOX_UNAVAILABLE:
+            status = 503
+        return JSONResponse(answer, status_code=status)
 
     # ------------------------------------------------------------------ web page
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -20,5 +20,6 @@ def require_token(request: Request, authorization: str | None = Header(default=N
             401, "missing bearer token (Authorization: Bearer <token>)",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    if not hmac.compare_digest(given.strip(), expected):
+    # Compared as bytes: a header with non-ASCII characters is just another wrong token.
+    if not hmac.compare_digest(given.strip().encode("utf-8"), expected.encode("utf-8")):
         raise HTTPException(401, "invalid bearer token", headers={"WWW-Authenticate": "Bearer"})

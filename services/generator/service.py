@@ -32,13 +32,14 @@ from dicode.archive.graph import LineageView
 from dicode.archive.selection import select_parents
 from dicode.domains.seed_sources import seed_sources
 from dicode.levels.pipeline import Validator
-from dicode.levels.verdict import Verdict
+from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict, bounded_text
 from dicode.teachers.base import (
     MutationInstruction,
     ParentLevel,
     PerformanceProfile,
     Teacher,
     TeacherRequest,
+    TeacherResult,
 )
 from dicode.teachers.recording import BUNDLE_FORMAT, record_result
 from dicode.teachers.registry import TeacherContext, make_teacher
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 SEED_TEACHER = "seed"
 DEFAULT_ARCHIVE = ArchiveConfig()
 HUMAN_TEACHER = "human"  # levels submitted through the API
+GENERATOR_STAGE = "generator"  # an attempt that failed outside the teacher
 
 
 @dataclass
@@ -110,6 +112,7 @@ class Generator:
         )
         self.view = LineageView()
         self.stats = GeneratorStats()
+        self._held_until = 0.0  # no attempt starts before this (monotonic seconds)
         # Parent draws differ per process start (seeded by run seed and attempts so far).
         self._rng = np.random.default_rng([seed, self._attempt_count()])
 
@@ -149,7 +152,9 @@ class Generator:
         return len(self.repo.list_levels(self.run_id, sampled=False, limit=limit))
 
     def may_start(self) -> bool:
-        """Neither paused nor held back by untrained levels."""
+        """Neither paused, nor held back by untrained levels or an unavailable sandbox."""
+        if time.monotonic() < self._held_until:
+            return False
         return not is_paused(self.repo, self.run_id) and (
             self.untrained() < self.settings.max_untrained
         )
@@ -190,7 +195,14 @@ class Generator:
         return self.stats
 
     async def attempt(self, number: int) -> None:
-        """One attempt from parent selection to its archive row; never raises."""
+        """One attempt from parent selection to its archive row; never raises.
+
+        An attempt that fails outside the teacher (parent selection, the archive write) is
+        stored too, as rejected at the stage ``generator`` with its error, when the archive
+        can still take it.
+        """
+        parent_id: int | None = None
+        result: TeacherResult | None = None
         try:
             request, parent_id = await asyncio.to_thread(self.next_request, number)
             result = await self.teacher.propose(request)
@@ -203,9 +215,38 @@ class Generator:
                 self.stats.accepted += 1
             else:
                 self.stats.rejected += 1
-        except Exception:  # a broken attempt is logged; the service keeps generating
+            if result.failing_stage == SANDBOX_UNAVAILABLE:
+                self._hold_for_sandbox(result.error)
+        except Exception as exc:  # a broken attempt is stored and logged; generation goes on
             log.exception("generation attempt %d failed outside the teacher", number)
             self.stats.rejected += 1
+            await asyncio.to_thread(self._record_failure, parent_id, result, exc)
+
+    def _record_failure(
+        self, parent_id: int | None, result: TeacherResult | None, exc: Exception
+    ) -> None:
+        attempt = NewAttempt(
+            teacher=self.teacher.name,
+            stage_reached=GENERATOR_STAGE,
+            verdict="rejected",
+            parent_id=parent_id,
+            code=None if result is None else result.code,
+            failing_stage=GENERATOR_STAGE,
+            error=bounded_text(
+                f"the attempt failed outside the teacher: {type(exc).__name__}: {exc}"
+            ),
+            latency_s=None if result is None else result.latency_s,
+        )
+        try:
+            self.repo.record_attempt(self.run_id, attempt)
+        except Exception:  # the archive itself is down: nothing more can be kept
+            log.exception("could not store the failed attempt either")
+
+    def _hold_for_sandbox(self, reason: str | None) -> None:
+        """The sandbox cannot run levels here: say so loudly and start no attempt for a while
+        (each would be rejected the same way)."""
+        log.error("%s; next attempt in %g s", reason, self.settings.sandbox_retry_s)
+        self._held_until = time.monotonic() + self.settings.sandbox_retry_s
 
     # ------------------------------------------------------------------ internals
     def _validate(self, source: str) -> Verdict:

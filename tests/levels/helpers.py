@@ -1,11 +1,25 @@
-"""Shared helpers for the levels tests: process inspection for side-effect checks."""
+"""Shared helpers for the levels tests: the bubblewrap requirement and process inspection for
+side-effect checks."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
-from dicode.levels.sandbox import WORKER_SCRIPT, SandboxPool
+import pytest
+
+from dicode.levels.sandbox import WORKER_SCRIPT, SandboxPool, isolation_problem
+
+
+def require_bubblewrap() -> None:
+    """Skip without a working bubblewrap; under CI=true fail instead (the walls must be tested)."""
+    problem = isolation_problem()
+    if problem is None:
+        return
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"CI=true and the sandbox walls cannot be tested: {problem}")
+    pytest.skip(problem)
 
 
 def _processes() -> dict[int, tuple[int, str]]:

@@ -4,7 +4,8 @@ For each file in tests/hostile_levels: the verdict names the expected stage and 
 appeared; the socket the test listens on saw no connection; no worker process is left; the
 secret planted in the test's environment and in a file appears in no output. Files marked
 ``# wall:`` are also run straight through the sandbox, skipping the static policy, to show
-the process boundary holds on its own.
+the process boundary holds on its own. The escapes are also submitted through the real API:
+no secret reaches an attempt row or a response.
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
+from archive_db import ArchiveRepository
 from dicode.levels.pipeline import Validator
-from dicode.levels.sandbox import SandboxLimits, bubblewrap_available
+from dicode.levels.sandbox import SandboxLimits
+from services.api.app import create_app
+from tests.services.conftest import ServerThread, new_run
 
-from .helpers import stray_workers
+from .helpers import require_bubblewrap, stray_workers
 
 HOSTILE_DIR = Path(__file__).resolve().parents[1] / "hostile_levels"
 HOSTILE_FILES = sorted(HOSTILE_DIR.glob("*.py"))
@@ -65,6 +70,7 @@ def listener() -> Iterator[socket.socket]:
 
 @pytest.fixture(scope="module")
 def validator(secret: str) -> Iterator[Validator]:
+    require_bubblewrap()
     # Created after the secret is in os.environ: workers must not inherit it.
     # No engine rollouts: every hostile level is rejected before the engine would run.
     with Validator(pool_size=4, warm=2, limits=LIMITS, rollouts=False) as validator:
@@ -116,7 +122,6 @@ def test_hostile_level_is_rejected_without_side_effects(
     _assert_no_side_effects(validator, workspace, listener, outputs, secret)
 
 
-@pytest.mark.skipif(not bubblewrap_available(), reason="the wall tests need bubblewrap")
 @pytest.mark.parametrize("path", WALL_FILES, ids=[p.stem for p in WALL_FILES])
 def test_sandbox_alone_contains_escape_attempts(
     path: Path,
@@ -138,6 +143,36 @@ def test_sandbox_alone_contains_escape_attempts(
     _assert_no_side_effects(validator, workspace, listener, outputs, secret)
 
 
+def test_escapes_submitted_through_the_api_leave_no_secret(
+    validator: Validator,
+    workspace: Path,
+    listener: socket.socket,
+    secret: str,
+    tmp_path: Path,
+) -> None:
+    """The leak channel: an error text is stored as an attempt and served by the API."""
+    url = f"sqlite:///{tmp_path}/archive.sqlite"
+    repo = ArchiveRepository.open(url)
+    new_run(repo, "hostile")
+    token = {"Authorization": "Bearer hostile-token"}
+    app = create_app(url, api_token="hostile-token", validator=validator)
+    answers: list[str] = []
+    with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        for path in WALL_FILES:
+            code = _materialise(path, workspace, listener)
+            answer = client.post("/api/runs/hostile/levels", json={"code": code}, headers=token)
+            assert answer.status_code == 422, (path.name, answer.text)
+            answers.append(answer.text)
+        listing = client.get("/api/runs/hostile/attempts", params={"limit": 500})
+        answers.append(listing.text)
+        for attempt in listing.json()["items"]:
+            answers.append(client.get(f"/api/attempts/{attempt['id']}").text)
+    rows = [repr(a) for a in repo.list_attempts(repo.get_run("hostile").id)]
+    repo.close()
+    assert len(rows) == len(WALL_FILES)
+    _assert_no_side_effects(validator, workspace, listener, answers + rows, secret)
+
+
 def test_there_are_enough_hostile_levels() -> None:
-    assert len(HOSTILE_FILES) >= 25
-    assert len(WALL_FILES) >= 5
+    assert len(HOSTILE_FILES) >= 60
+    assert len(WALL_FILES) >= 18

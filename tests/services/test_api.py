@@ -140,6 +140,9 @@ def test_pause_and_resume_need_the_token(api: httpx.Client, filled: str) -> None
     assert api.post("/api/runs/demo/generation/pause").status_code == 401
     wrong = {"Authorization": "Bearer nope"}
     assert api.post("/api/runs/demo/generation/pause", headers=wrong).status_code == 401
+    non_ascii = {"Authorization": "Bearer t\u00e9st-\u00fc".encode("latin-1")}
+    answer = api.post("/api/runs/demo/generation/pause", headers=non_ascii)
+    assert answer.status_code == 401 and answer.json()["detail"] == "invalid bearer token"
     good = {"Authorization": f"Bearer {TOKEN}"}
     repo = ArchiveRepository.open(filled)
     run_id = repo.get_run("demo").id

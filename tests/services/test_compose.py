@@ -102,3 +102,12 @@ def test_postgres_keeps_its_data_in_a_volume(compose: dict[str, Any]) -> None:
     volumes = compose["services"]["postgres"]["volumes"]
     assert any(v.startswith("pgdata:") for v in volumes)
     assert "pgdata" in compose["volumes"]
+
+
+def test_services_that_validate_levels_can_start_bubblewrap(compose: dict[str, Any]) -> None:
+    needed = {"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"}
+    for name in ("generator", "generator-llm", "api"):
+        assert needed <= set(compose["services"][name]["security_opt"]), name
+    assert "security_opt" not in compose["services"]["postgres"]
+    dockerfile = (ROOT / "deploy" / "docker" / "Dockerfile").read_text()
+    assert re.search(r"apt-get install[^\n]*bubblewrap", dockerfile)

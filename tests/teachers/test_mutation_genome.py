@@ -35,9 +35,6 @@ from dicode.teachers.genome_edits import (
     tighten_goal,
 )
 
-ALLOWED_IMPORTS = {"math", "itertools", "functools", "collections", "numpy"}
-
-
 # (module code, set-up code) pairs a parent may carry verbatim.
 KEPT_CODE = [
     ("", ""),

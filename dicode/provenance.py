@@ -1,0 +1,67 @@
+"""Where figures came from: the commit, the numeric stack's versions, threads and machine.
+
+Every benchmark writes its figures to ``docs/figures/<name>.json`` with this record beside
+them, so a figure can be traced and a difference between two runs explained.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGURES = ROOT / "docs" / "figures"
+PACKAGES = (
+    "numpy", "scipy", "jax", "jaxlib", "flax", "optax", "chex", "craftax", "ray", "sqlalchemy",
+)  # fmt: skip
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS",
+    "JAX_PLATFORMS", "TF_NUM_INTRAOP_THREADS",
+)  # fmt: skip
+
+
+def _git(*args: str) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip()
+
+
+def provenance() -> dict[str, Any]:
+    """Commit, versions, thread settings and machine of this process."""
+    versions: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "commit": _git("rev-parse", "HEAD"),
+        "tree_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "affinity": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "versions": versions,
+        "threads": {name: os.environ.get(name) for name in THREAD_VARIABLES},
+        "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def write_figures(name: str, payload: dict[str, Any]) -> Path:
+    """Write ``docs/figures/<name>.json``: the payload plus this process's provenance."""
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    path = FIGURES / f"{name}.json"
+    document = {"benchmark": name, **payload, "provenance": provenance()}
+    path.write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
+    return path

@@ -1,0 +1,185 @@
+"""The sandbox fails closed: without its walls no level code runs, and every caller says why.
+
+Covered: no bubblewrap on PATH, a bubblewrap that cannot create namespaces, a worker that
+cannot install its rlimits; the validator, ``dicode levels validate``, ``dicode run`` and the
+generator each refuse with the reason and the fix. Only ``DICODE_UNSAFE_NO_BUBBLEWRAP=1`` opts
+out (tested in test_sandbox.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from archive_db import ArchiveRepository
+from dicode.domains.tetris.seeds import seed_level_sources
+from dicode.levels.pipeline import Validator
+from dicode.levels.sandbox import PROJECT_ROOT, UNSAFE_OPT_IN, WORKER_SCRIPT, SandboxPool
+from dicode.levels.verdict import SANDBOX_UNAVAILABLE
+from services.generator.service import GENERATOR_STAGE, Generator
+from tests.services.conftest import TINY, new_run
+
+from .helpers import require_bubblewrap, stray_workers
+
+LEVEL = seed_level_sources()["01_tetris_well"]
+NO_BWRAP_PATH = "/nonexistent-dicode-path"
+
+
+@pytest.fixture
+def without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", NO_BWRAP_PATH)
+    monkeypatch.delenv(UNSAFE_OPT_IN, raising=False)
+
+
+def _worker_processes() -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if str(WORKER_SCRIPT) in cmdline:
+                found.append(cmdline)
+    return found
+
+
+def test_no_bubblewrap_no_worker_and_a_reason_with_the_fix(without_bubblewrap: None) -> None:
+    with SandboxPool(warm=2) as pool:
+        assert pool.unavailable is not None
+        result = pool.build(LEVEL, pool_size=2)
+        assert pool.idle_pids() == [] and _worker_processes() == []
+    assert result.unavailable and not result.ok and result.arrays is None
+    message = str(result.error)
+    assert "bubblewrap" in message and "apt-get install bubblewrap" in message
+    assert UNSAFE_OPT_IN in message
+
+
+def test_the_validator_names_the_stage_and_keeps_going(without_bubblewrap: None) -> None:
+    with Validator(pool_size=2, warm=1, rollouts=False) as validator:
+        first = validator.validate(LEVEL)
+        again = validator.validate(LEVEL)
+    for verdict in (first, again):
+        assert not verdict.accepted and verdict.bundle is None
+        assert verdict.stage == SANDBOX_UNAVAILABLE
+        assert verdict.error and "bubblewrap" in verdict.error
+
+
+def test_a_bubblewrap_that_cannot_create_namespaces_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Stands in for a host that forbids unprivileged user namespaces (what bwrap then prints).
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv(UNSAFE_OPT_IN, raising=False)
+    with SandboxPool(warm=1) as pool:
+        result = pool.build(LEVEL, pool_size=1)
+    assert result.unavailable
+    assert "cannot create its namespaces" in str(result.error)
+    assert "No permissions to create new namespace" in str(result.error)
+    assert "unprivileged_userns_clone" in str(result.error)
+    assert "docs/levels.md" in str(result.error)
+
+
+def test_a_worker_that_cannot_set_its_rlimits_refuses_the_level() -> None:
+    """A hard open-files limit below the worker's own cap: the rlimit cannot be installed."""
+    require_bubblewrap()
+    script = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32))\n"
+        "from dicode.levels.sandbox import SandboxPool\n"
+        "with SandboxPool(warm=1) as pool:\n"
+        f"    result = pool.build({LEVEL!r}, pool_size=1)\n"
+        "print(result.unavailable)\n"
+        "print(result.error)\n"
+    )
+    answer = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    assert answer.returncode == 0, answer.stderr
+    unavailable, error = answer.stdout.splitlines()[:2]
+    assert unavailable == "True"
+    assert "could not put up its walls" in error and "RLIMIT_NOFILE" in error
+
+
+def _dicode(*args: str, path: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != UNSAFE_OPT_IN}
+    env["PATH"] = path
+    return subprocess.run(
+        [sys.executable, "-m", "dicode.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PROJECT_ROOT,
+        env=env,
+    )
+
+
+def test_levels_validate_exits_2_with_the_reason_and_the_fix(tmp_path: Path) -> None:
+    level = tmp_path / "level.py"
+    level.write_text(LEVEL)
+    answer = _dicode("levels", "validate", str(level), path=NO_BWRAP_PATH)
+    assert answer.returncode == 2, answer.stdout + answer.stderr
+    assert "bubblewrap" in answer.stderr and "apt-get install bubblewrap" in answer.stderr
+    assert UNSAFE_OPT_IN in answer.stderr
+    assert "ACCEPTED" not in answer.stdout
+
+
+def test_dicode_run_refuses_to_start(tmp_path: Path) -> None:
+    answer = _dicode(
+        "run", "--minutes", "1", "--runs-dir", str(tmp_path), "--no-dashboard",
+        path=NO_BWRAP_PATH,
+    )  # fmt: skip
+    assert answer.returncode == 2, answer.stdout + answer.stderr
+    assert "bubblewrap" in answer.stderr and UNSAFE_OPT_IN in answer.stderr
+    assert not any(tmp_path.iterdir())  # no run was created
+
+
+def test_the_generator_stores_refused_attempts_with_their_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_bubblewrap()
+    repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
+    run_id = new_run(repo)
+    with Validator(pool_size=4, warm=1, rollouts=False) as validator:
+        Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator).seed_archive()
+    monkeypatch.setenv("PATH", NO_BWRAP_PATH)
+    monkeypatch.delenv(UNSAFE_OPT_IN, raising=False)
+    with Validator(pool_size=4, warm=1, rollouts=False) as walled_off:
+        generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=walled_off)
+        generator.generate(2)
+        assert not generator.may_start()  # it waits before trying again
+    refused = repo.list_attempts(run_id, failing_stage=SANDBOX_UNAVAILABLE)
+    assert len(refused) == 2
+    for attempt in refused:
+        assert attempt.verdict == "rejected" and attempt.code and "def build" in attempt.code
+        assert attempt.error and "bubblewrap" in attempt.error
+    assert stray_workers() == []
+    repo.close()
+
+
+def test_an_attempt_that_fails_outside_the_teacher_is_stored(tmp_path: Path) -> None:
+    require_bubblewrap()
+    repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
+    run_id = new_run(repo)  # no seed levels: there is no parent to draw
+    with Validator(pool_size=4, warm=1, rollouts=False) as validator:
+        generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator)
+        asyncio.run(generator.attempt(1))
+    stored = repo.list_attempts(run_id)
+    assert len(stored) == 1
+    assert stored[0].failing_stage == GENERATOR_STAGE and stored[0].verdict == "rejected"
+    assert stored[0].error and "no level to generate from" in stored[0].error
+    repo.close()
