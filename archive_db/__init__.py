@@ -1,5 +1,6 @@
-"""The archive database: SQLAlchemy models, the repository (the only code that talks SQL) and
-Alembic migrations. SQLite by default, PostgreSQL via a ``postgresql+psycopg://`` URL.
+"""The archive database: SQLAlchemy models, the repository (a facade over its aggregates, the
+only code that talks SQL) and Alembic migrations. SQLite by default, PostgreSQL via a
+``postgresql+psycopg://`` URL.
 
 Typical use in a service::
 
@@ -8,13 +9,9 @@ Typical use in a service::
 """
 
 from archive_db.engine import create_archive_engine, default_url
+from archive_db.errors import ArchiveError, InvalidRecordError, NotFoundError
 from archive_db.migrate import upgrade_to_head
-from archive_db.repository import (
-    ArchiveError,
-    ArchiveRepository,
-    InvalidRecordError,
-    NotFoundError,
-)
+from archive_db.repository import ArchiveRepository
 
 __all__ = [
     "ArchiveError",

@@ -98,10 +98,17 @@ class Level(Base):
         UniqueConstraint("run_id", "content_hash", name="uq_levels_run_hash"),
         CheckConstraint("status IN ('A', 'B', 'C', 'D')", name="status_letter"),
         Index("ix_levels_run_active", "run_id", "active"),
+        # Listings filter by run (and a status letter, teacher or sampling count) and page by
+        # id: these answer the count and the page's ids from the index alone, however deep the
+        # offset.
+        Index("ix_levels_run_page", "run_id", "id"),
+        Index("ix_levels_run_status", "run_id", "status", "id"),
+        Index("ix_levels_run_teacher", "run_id", "teacher", "id"),
+        Index("ix_levels_run_sampled", "run_id", "times_sampled", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     domain: Mapped[str] = mapped_column(String(64))
     name: Mapped[str | None] = mapped_column(String(200))
     description: Mapped[str] = mapped_column(Text, default="")
@@ -144,10 +151,11 @@ class GenerationAttempt(Base):
     __table_args__ = (
         CheckConstraint("verdict IN ('accepted', 'rejected')", name="verdict_value"),
         Index("ix_generation_attempts_run_verdict", "run_id", "verdict"),
+        Index("ix_generation_attempts_run_page", "run_id", "id"),  # as ix_levels_run_page
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     parent_id: Mapped[int | None] = mapped_column(ForeignKey("levels.id", ondelete="SET NULL"))
     level_id: Mapped[int | None] = mapped_column(
         ForeignKey("levels.id", ondelete="SET NULL"), index=True

@@ -6,9 +6,13 @@ Services never see ORM objects: they pass these in and get these back.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from dicode.archive.records import Edge, LevelNode
+
+T = TypeVar("T")
 
 
 def content_hash(*parts: str | bytes | None) -> str:
@@ -177,11 +181,40 @@ class ArchiveStats:
     by_status: dict[str, int]
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "levels": self.levels,
-            "accepted": self.accepted,
-            "rejected": self.rejected,
-            "edges": self.edges,
-            "active": self.active,
-            "by_status": dict(self.by_status),
-        }
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LevelFilter:
+    """What a level listing can be narrowed to (None: no condition)."""
+
+    status: str | None = None
+    active: bool | None = None
+    sampled: bool | None = None  # False: never drawn for training yet
+    teacher: str | None = None
+
+
+@dataclass(frozen=True)
+class AttemptFilter:
+    """What an attempt listing can be narrowed to (None: no condition)."""
+
+    verdict: str | None = None
+    failing_stage: str | None = None
+    teacher: str | None = None
+    parent_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a listing (oldest first) and how many rows the whole listing has."""
+
+    total: int
+    items: tuple[T, ...]
+
+
+@dataclass(frozen=True)
+class Subgraph:
+    """Levels around one level and the lineage edges among them."""
+
+    levels: tuple[LevelNode, ...]
+    edges: tuple[Edge, ...]

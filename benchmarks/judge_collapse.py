@@ -17,7 +17,7 @@ import json
 from dicode.judges.benchmark import BenchmarkSettings, benchmark
 from dicode.judges.gate import GateThresholds, gate_failures
 from dicode.judges.llm_judge import LLMJudge
-from dicode.teachers.llm_client import LLMClient, LLMConfig
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, Responder
 from dicode.testing.judge_responders import collapsed_responder, good_responder
 

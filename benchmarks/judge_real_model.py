@@ -24,7 +24,7 @@ from typing import Any
 from dicode.judges.benchmark import BenchmarkSettings, Mode
 from dicode.judges.cli import run_eval
 from dicode.judges.gate import GateThresholds, gate_failures
-from dicode.teachers.llm_client import LLMConfig
+from dicode.llm.client import LLMConfig
 from dicode.testing.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
 
 

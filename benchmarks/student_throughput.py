@@ -20,9 +20,9 @@ import jax
 import jax.numpy as jnp
 
 from dicode.domains.tetris.schema import stack_levels, target_level
-from dicode.student.config import PPOConfig
-from dicode.student.curriculum import TARGET, build_slots
-from dicode.student.ppo import Trainer
+from dicode.student.tetris.config import PPOConfig
+from dicode.student.tetris.ppo import Trainer
+from dicode.student.tetris.trainer import build_slots
 
 
 def _cpu_seconds() -> float:
@@ -33,9 +33,7 @@ def _cpu_seconds() -> float:
 def measure(config: PPOConfig, iterations: int) -> dict[str, float]:
     """Compile time, env steps/s and CPU-s per 10k steps of ``iterations`` iterations."""
     trainer = Trainer(config)
-    slots = build_slots(
-        [TARGET] * config.num_slots, {}, stack_levels([target_level()]), config.pool_size
-    )
+    slots = build_slots([stack_levels([target_level()])] * config.num_slots, config.pool_size)
     runner = trainer.init(config.seed, slots)
     reset = jnp.zeros(config.num_slots, dtype=bool)
     r_prev = jnp.float32(0.0)

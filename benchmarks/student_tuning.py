@@ -14,11 +14,10 @@ import argparse
 import json
 import resource
 
-import jax
-
-from dicode.student.config import PPOConfig
-from dicode.student.evaluate import evaluate_greedy, make_greedy_evaluator
-from dicode.student.train import StudentLoop
+from dicode.student.loop import StudentLoop
+from dicode.student.tetris.config import PPOConfig
+from dicode.student.tetris.evaluate import evaluate_greedy, make_greedy_evaluator
+from dicode.student.tetris.trainer import TetrisSlotTrainer
 
 TUNING_SEED = 500  # training-seed games; the protocol's evaluation seed is 0
 
@@ -36,13 +35,14 @@ def main() -> None:
     args = parser.parse_args()
     overrides = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
     config = PPOConfig(**overrides)
-    loop = StudentLoop(config)
-    evaluator = make_greedy_evaluator(loop.trainer.network, 10, 1_000, seed=TUNING_SEED)
+    trainer = TetrisSlotTrainer(config)
+    loop = StudentLoop(trainer)
+    evaluator = make_greedy_evaluator(trainer.ppo.network, 10, 1_000, seed=TUNING_SEED)
     train_cpu, next_eval = 0.0, args.every
     while True:
         steps = loop.iteration * config.batch_size
         if steps >= next_eval or steps >= args.steps:
-            result = evaluate_greedy(evaluator, loop.runner.train.params)
+            result = evaluate_greedy(evaluator, trainer.runner.train.params)
             print(
                 f"{args.set or 'defaults'} steps={steps} train_cpu_s={train_cpu:.0f}"
                 f" lines={result.mean_lines:.1f}±{result.std_lines:.1f}",
@@ -52,8 +52,7 @@ def main() -> None:
         if steps >= args.steps:
             return
         started = _cpu_seconds()
-        loop.run_session(1)
-        jax.block_until_ready(loop.runner.train.params)
+        loop.run_session(1)  # returns host tallies: the iteration has finished
         train_cpu += _cpu_seconds() - started
 
 

@@ -5,7 +5,7 @@
 Rules: each method trains for the same number of environment steps (pieces placed, every slot
 counted) from training seeds (default 0, 1, 2); its greedy policy plays the target protocol
 (`docs/evaluation.md`: seed 0, 20 games, 1,000-piece cap) along the curve and at the end.
-Nothing is tuned on that seed. Methods: `ppo` (target only), `dr`, `plr`, `sfl`, `dicode`,
+Nothing is tuned on that seed. Methods: `target` (target-only PPO), `dr`, `plr`, `sfl`, `dicode`,
 `dicode_ol` (one 5-slot PPO student, real mutation teacher, sandbox and SQLite archive; see
 `services/curricula.py`) and `dqn` (afterstate DQN, corrected placements). Each run writes
 `config.json`, `curve.csv` and `curve.png` (and the curricula `archive.sqlite`) under
@@ -33,11 +33,23 @@ from typing import Any
 
 import jax
 
+from dicode.archive.config import ArchiveConfig
 from dicode.levels.pipeline import Validator
-from dicode.student.dqn import DQN, DQNConfig
-from dicode.student.evaluate import evaluate_greedy, make_greedy_evaluator
-from dicode.student.train import CompiledStudent, CurvePoint, write_curve
-from services.curricula import METHODS, MethodConfig, MethodResult, run_method, warm_up
+from dicode.settings import StudentSettings
+from dicode.student.loop import CurvePoint, write_curve
+from dicode.student.tetris.config import PPOConfig
+from dicode.student.tetris.dqn import DQN, DQNConfig
+from dicode.student.tetris.evaluate import evaluate_greedy, make_greedy_evaluator
+from services.curricula import METHODS, MethodConfig, MethodResult, run_method
+
+# One student for every method: 5 slots (one, 20 %, on the target game); 13 envs each = the
+# 64-env batch the defaults were tuned with; pools of 8 = the bundles. DiCode keeps 100 active
+# levels for 15 level slots; the same ratio for our 4 is 27.
+TETRIS = MethodConfig(
+    domain="tetris",
+    student=StudentSettings(PPOConfig(num_slots=5, envs_per_slot=13, pool_size=8)),
+    archive=ArchiveConfig(active_capacity=27),
+)
 
 # (PPO env steps, DQN env steps) per run.
 PROFILES = {"quick": (1_500_000, 500_000), "full": (5_000_000, 1_500_000)}
@@ -56,25 +68,19 @@ def run_dqn(steps: int, seed: int, out: Path) -> MethodResult:
         state = dqn.run(state, chunk)
     train_s = time.perf_counter() - started
     result = evaluate_greedy(make_greedy_evaluator(dqn.network), state.params)
-    point = CurvePoint(
-        chunks * chunk,
-        chunks * per_chunk,
-        round(train_s, 2),
-        result.mean_lines,
-        result.std_lines,
-        float(result.pieces.mean()),
-        float("nan"),
-    )
-    write_curve([point], run_dir / "curve.csv", run_dir / "curve.png")  # final point only
+    figures = {"mean_lines": result.mean_lines, "std_lines": result.std_lines}
+    point = CurvePoint(chunks * chunk, chunks * per_chunk, round(train_s, 2), train_s, figures)
+    write_curve([point], run_dir / "curve.csv")  # final point only
     outcome = MethodResult(
         "dqn",
         seed,
-        point.target_lines_mean,
-        point.target_lines_std,
+        figures,
         point.env_steps,
         round(time.perf_counter() - started, 1),
         point.train_seconds,
+        point.train_cpu_seconds,
         0.0,
+        0,
         0,
         0,
         str(run_dir),
@@ -92,17 +98,21 @@ def table(rows: dict[str, list[MethodResult]]) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for name, results in rows.items():
-        scores = [r.target_lines for r in results]
+        scores = [r.target["mean_lines"] for r in results]
         per_seed = ", ".join(f"{s:.1f}" for s in scores)
         wall = statistics.mean(r.wall_s for r in results) / 60
         attempts = sum(r.attempts for r in results)
         accepted = sum(r.accepted for r in results)
         made = f"{attempts} / {accepted}" if attempts else "—"
         lines.append(
-            f"| {name} | {statistics.mean(scores):.1f} ± {statistics.pstdev(scores):.1f} | "
+            f"| {name} | {statistics.mean(scores):.1f} ± {_stdev(scores):.1f} | "
             f"{per_seed} | {results[0].env_steps:,} | {wall:.1f} | {made} |"
         )
     return lines
+
+
+def _stdev(values: list[float]) -> float:
+    return statistics.stdev(values) if len(values) > 1 else 0.0
 
 
 def replace_section(document: str, section: str) -> str:
@@ -120,26 +130,24 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(config: MethodConfig) -> None:
-    """One per worker process: a warm sandbox pool and one compiled student, paid before any
-    run is timed (wall times compare)."""
+    """One per worker process: a warm sandbox pool whose rollout function is compiled before
+    any run is timed (the student's compile is shared by the process's runs)."""
     g = config.generator
     validator = Validator(pool_size=g.pool_size, warm=g.warm_workers, rollout_steps=g.rollout_steps)
     atexit.register(validator.close)
-    compiled = CompiledStudent.build(config.ppo, config.eval_games, config.eval_max_pieces)
-    warm_up(config, validator, compiled)
-    _WORKER.update(config=config, validator=validator, compiled=compiled)
+    validator.warm_up()
+    _WORKER.update(config=config, validator=validator)
 
 
 def _run(name: str, steps: int, seed: int, out: Path) -> MethodResult:
     if name == "dqn":
         return run_dqn(steps, seed, out)
-    w = _WORKER
-    return run_method(name, steps, seed, out, w["config"], w["validator"], w["compiled"])
+    return run_method(name, steps, seed, out, _WORKER["config"], _WORKER["validator"])
 
 
 def _print(result: MethodResult) -> None:
     print(
-        f"{result.method} seed {result.seed}: {result.target_lines:.1f} lines, "
+        f"{result.method} seed {result.seed}: {result.target['mean_lines']:.1f} lines, "
         f"{result.env_steps:,} steps, {result.wall_s:.0f} s "
         f"(generation {result.generation_s:.0f} s), "
         f"{result.accepted}/{result.attempts} levels accepted",
@@ -169,7 +177,7 @@ def run_all(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick")
-    parser.add_argument("--methods", default=",".join((*METHODS, "dqn")))
+    parser.add_argument("--methods", default=",".join((*METHODS, "dqn")))  # target = PPO
     parser.add_argument("--steps", type=int, help="override the profile's PPO env-step budget")
     parser.add_argument("--dqn-steps", type=int, help="override the profile's DQN budget")
     parser.add_argument("--seeds", default="0,1,2", help="training seeds, comma-separated")
@@ -184,8 +192,8 @@ def main() -> None:
     unknown = set(methods) - {*METHODS, "dqn"}
     if unknown:
         parser.error(f"unknown methods {sorted(unknown)}; known: {', '.join((*METHODS, 'dqn'))}")
-    base = MethodConfig()
-    config = replace(base, ppo=base.ppo.annealed_over(steps))
+    ppo = TETRIS.student.ppo.annealed_over(steps)
+    config = replace(TETRIS, student=replace(TETRIS.student, ppo=ppo))
     tasks = [
         (name, dqn_steps if name == "dqn" else steps, seed) for name in methods for seed in seeds
     ]
@@ -204,10 +212,10 @@ def main() -> None:
         f"Rules: {steps:,} environment steps per PPO run (every slot's pieces count; the DQN "
         f"{dqn_steps:,}), training seeds {seeds}; greedy policy on the target protocol (seed 0, "
         "20 games, 1,000-piece cap), lines per game; nothing tuned on the evaluation seed. One "
-        f"student for every PPO method: `PPOConfig` defaults with {config.ppo.num_slots} slots "
-        f"× {config.ppo.envs_per_slot} envs (one slot on the target game), step size annealed "
+        f"student for every PPO method: `PPOConfig` defaults with {ppo.num_slots} slots "
+        f"× {ppo.envs_per_slot} envs (one slot on the target game), step size annealed "
         f"to 0 over the budget; {config.levels_per_session} mutation-teacher attempts before "
-        f"every session of {config.iterations_per_session} PPO iterations "
+        f"every session of {config.student.iterations_per_session} PPO iterations "
         "(`services/curricula.py`). Wall time per run excludes the worker's one compile. "
         "Curves and configs: `" + str(args.out) + "/<method>_s<seed>/`.",
         "",

@@ -22,14 +22,19 @@ from rich.live import Live
 from rich.table import Table
 
 from archive_db import ArchiveRepository, default_url
+from archive_db.kinds import (
+    RUN_STARTED_EVENT,
+    RUN_STOPPED_EVENT,
+    SEED_TEACHER,
+    SESSION_EVENT,
+    TARGET_EVENT,
+)
+from dicode import domains
 from services.api.app import create_app
 from services.generator.actor import GeneratorActor
-from services.generator.service import SEED_TEACHER
 from services.ray_env import start_local_ray
 from services.runs import open_service_run
 from services.student.actors import EvaluatorActor, StudentActor
-from services.student.sessions import SESSION_EVENT
-from services.student.target import HEADLINE, TARGET_EVENT
 
 REFRESH_S = 2.0
 STOP_TIMEOUT_S = 180.0
@@ -57,10 +62,10 @@ class RunError(RuntimeError):
     """A run cannot start as asked (e.g. it exists and ``resume`` was not given)."""
 
 
-def default_run_name(runs_dir: Path, profile: str, resume: bool, domain: str = "tetris") -> str:
-    """A fresh ``<profile>-YYYYmmdd-HHMMSS`` (``<domain>-<profile>-…`` outside Tetris), or with
-    ``resume`` the newest run of the profile."""
-    prefix = profile if domain == "tetris" else f"{domain}-{profile}"
+def default_run_name(runs_dir: Path, profile: str, resume: bool, domain: str) -> str:
+    """A fresh ``<world>-<profile>-YYYYmmdd-HHMMSS``, or with ``resume`` the newest run of the
+    world's profile."""
+    prefix = f"{domain}-{profile}"
     if not resume:
         return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}"
     runs = sorted(
@@ -94,7 +99,7 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     )
     repo.set_run_status(run.id, "running")
     repo.add_event(
-        "run_started",
+        RUN_STARTED_EVENT,
         {"resume": options.resume, "profile": settings.profile, "domain": settings.domain},
         run_id=run.id,
     )
@@ -141,7 +146,7 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
         server.should_exit = True
         repo.set_run_status(run.id, outcome)
         repo.add_event(
-            "run_stopped", {"outcome": outcome, "seconds": time.time() - started}, run_id=run.id
+            RUN_STOPPED_EVENT, {"outcome": outcome, "seconds": time.time() - started}, run_id=run.id
         )
     summary = _summary(repo, run.id, settings.domain)
     repo.close()
@@ -225,7 +230,8 @@ def _status(
 def _table(view: dict[str, Any]) -> Table:
     s, g, a = view["student"], view["generator"], view["archive"]
     target = view["target"]
-    key, label = HEADLINE[view["domain"]]
+    world = domains.get(view["domain"])
+    key, label = world.target_metrics[0], world.headline_label
     title = f"dicode run ({view['domain']}) — {view['elapsed'] / 60:.1f} min"
     table = Table(title=title, show_header=False)
     table.add_column(justify="right", style="bold")
@@ -254,13 +260,13 @@ def _stop(actor: Any, done: Any, console: Console, name: str) -> None:
 
 def _summary(repo: ArchiveRepository, run_id: int, domain: str) -> dict[str, Any]:
     """Archive counts, evaluations, levels trained, env steps and the target series (its
-    key is the domain's headline: ``target_mean_lines``, ``target_percent_of_max``)."""
+    key is the world's headline: ``target_mean_lines``, ``target_percent_of_max``)."""
     stats = repo.stats(run_id).as_dict()
     target = [e.payload for e in repo.list_events(run_id=run_id, kind=TARGET_EVENT)]
     levels = repo.list_levels(run_id)
     trained = [lvl for lvl in levels if lvl.times_sampled]
     sessions = repo.list_events(run_id=run_id, kind=SESSION_EVENT)
-    key, _ = HEADLINE[domain]
+    key = domains.get(domain).target_metrics[0]
     return stats | {
         "domain": domain,
         "env_steps": sessions[-1].payload["env_steps"] if sessions else 0,

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from archive_db import ArchiveRepository
 from archive_db.records import RunInfo
-from services.settings import RunSettings, profile
+from dicode.settings import RunSettings, profile
 
 
 def open_service_run(

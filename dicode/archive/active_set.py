@@ -8,11 +8,12 @@ the swap fails and the decision is re-made on a fresh snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from dicode.archive.config import ArchiveConfig
+from dicode.archive.status import learnability
 
 DEFAULT_CONFIG = ArchiveConfig()
 
@@ -91,3 +92,30 @@ def offer(
     raise AdmissionContention(
         f"level {level_id} could not be offered to run {run_id}'s active set after {retries} tries"
     )
+
+
+class Measured(Protocol):
+    """A level's measurement in one student session."""
+
+    @property
+    def episodes(self) -> int: ...
+    @property
+    def success_rate(self) -> float | None: ...
+
+
+def admit_measured(
+    store: ActiveSetStore,
+    run_id: int,
+    outcomes: Mapping[int, Measured],
+    config: ArchiveConfig = DEFAULT_CONFIG,
+) -> list[int]:
+    """DiCode's admission rule: offer every level measured in a session (at least one finished
+    episode) with its learnability p(1−p); returns the admitted ids. Negative ids (the target
+    game) and unmeasured levels have nothing to rank them by and are not offered."""
+    admitted = []
+    for level, outcome in outcomes.items():
+        if level < 0 or not outcome.episodes:
+            continue
+        if offer(store, run_id, level, learnability(outcome.success_rate), config).admitted:
+            admitted.append(level)
+    return admitted

@@ -17,9 +17,9 @@ from dicode.judges.gate import GateThresholds, gate_failures
 from dicode.judges.llm_judge import LLMJudge
 from dicode.judges.prompts import View, structured_form
 from dicode.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
-from dicode.teachers.extract import STRUCTURED_FORMS
-from dicode.teachers.extract import StructuredOutput as Structured
-from dicode.teachers.llm_client import LLMClient, LLMConfig
+from dicode.llm.client import LLMClient, LLMConfig
+from dicode.llm.structured import STRUCTURED_FORMS
+from dicode.llm.structured import StructuredOutput as Structured
 
 JUDGES = ("heuristic", "constant", "random", "text", "image")
 

@@ -16,9 +16,9 @@ from dicode.judges.prompts import (
     pair_messages,
     score_messages,
 )
-from dicode.teachers.extract import StructuredOutput as Structured
-from dicode.teachers.extract import parse_json_model, response_format
-from dicode.teachers.llm_client import LLMClient
+from dicode.llm.client import LLMClient
+from dicode.llm.structured import StructuredOutput as Structured
+from dicode.llm.structured import parse_json_model, response_format
 
 SCORE_SCHEMA = ScoreAnswer.model_json_schema()
 PAIR_SCHEMA = PairAnswer.model_json_schema()

@@ -30,10 +30,10 @@ from dicode.domains.tetris.evaluate import protocol_report
 from dicode.judges.benchmark import outcome_of
 from dicode.judges.candidates import Candidates, bcts_action, enumerate_candidates
 from dicode.judges.prompts import ChoiceAnswer, choice_messages, choice_schema
-from dicode.teachers.extract import StructuredOutput as Structured
-from dicode.teachers.extract import parse_json_model
-from dicode.teachers.extract import response_format as make_response_format
-from dicode.teachers.llm_client import ChatResult, LLMClient
+from dicode.llm.client import ChatResult, LLMClient
+from dicode.llm.structured import StructuredOutput as Structured
+from dicode.llm.structured import parse_json_model
+from dicode.llm.structured import response_format as make_response_format
 
 Fallback = Literal["bcts", "first"]
 

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from dicode.domains.tetris.render import ascii_board, board_image
 from dicode.domains.tetris.schema import PIECE_NAMES
 from dicode.judges.base import Outcome
-from dicode.teachers.extract import STRUCTURED_FORMS
-from dicode.teachers.extract import StructuredOutput as Structured
+from dicode.llm.structured import STRUCTURED_FORMS
+from dicode.llm.structured import StructuredOutput as Structured
 
 View = Literal["text", "image"]
 

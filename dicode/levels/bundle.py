@@ -82,6 +82,10 @@ class LevelBundle:
         """Instance ``index`` of the pool as unstacked arrays."""
         return {key: value[index] for key, value in self.pool.items()}
 
+    def identity_line(self) -> str:
+        """The bundle's content hash and pool size on one line (for renderers)."""
+        return f"content hash {self.content_hash[:16]}  pool {self.pool_size} instances"
+
     def provenance(self) -> dict[str, Any]:
         """Where the bundle came from."""
         return {

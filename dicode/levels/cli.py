@@ -14,7 +14,8 @@ from typing import Annotated
 
 import typer
 
-from dicode.levels.pipeline import DOMAINS, Validator
+from dicode import domains
+from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict
 
 app = typer.Typer(no_args_is_help=True, help="Validate and inspect levels written as code.")
@@ -23,10 +24,9 @@ EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
 
 def _read_source(path: Path, domain: str) -> str:
-    if domain not in DOMAINS:
-        typer.echo(
-            f"error: unknown domain {domain!r}; known: {', '.join(sorted(DOMAINS))}", err=True
-        )
+    if domain not in domains.names():
+        known = ", ".join(domains.names())
+        typer.echo(f"error: unknown world {domain!r}; known: {known}", err=True)
         raise typer.Exit(EXIT_USAGE)
     try:
         return path.read_text(encoding="utf-8")

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
+from dicode import domains
 from dicode.levels.bundle import LevelBundle, source_hash
 from dicode.levels.sandbox import SandboxLimits, SandboxPool
 from dicode.levels.static_policy import PolicyViolation, check_policy, parse_level
@@ -38,110 +36,6 @@ from dicode.levels.verdict import (
 )
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class RolloutReport:
-    """What engine rollouts over a pool found."""
-
-    solved_at_reset: int  # instances whose goal already holds at reset
-    difficulty: dict[str, float]  # e.g. random_success, heuristic_success
-    problem: str | None = None  # another reason to reject found by playing (e.g. blocked spawn)
-
-
-class RolloutEvaluator(Protocol):
-    """Plays a pool in the real engine; compiled once, reused for every level."""
-
-    def evaluate(self, pool: dict[str, np.ndarray], seed: int) -> RolloutReport: ...
-
-
-@dataclass(frozen=True)
-class DomainSpec:
-    """What the pipeline needs from a domain (all NumPy except the lazily made rollouts)."""
-
-    name: str
-    builder_version: str
-    check_pool: Callable[[dict[str, np.ndarray]], dict[str, int]]
-    impossible_goal: Callable[[dict[str, np.ndarray]], str | None]
-    make_rollouts: Callable[[int], RolloutEvaluator]
-    target_source: str  # the domain's target game as a level (used to warm up)
-    # Domains whose levels edit generated worlds (Craftax): (seed, count) -> base pool, made in
-    # the parent with the domain's own generator and handed to the sandbox as data.
-    make_base: Callable[[int, int], dict[str, np.ndarray]] | None = None
-    rules_of: Callable[[dict[str, np.ndarray]], dict[str, float]] | None = None
-    default_limits: SandboxLimits | None = None  # when the caller gives none
-
-
-def _tetris_rollouts(steps: int) -> RolloutEvaluator:
-    from dicode.domains.tetris.rollouts import TetrisRollouts  # imports JAX: only when needed
-
-    return TetrisRollouts(steps=steps)
-
-
-def _tetris_spec() -> DomainSpec:
-    from dicode.domains.tetris import level_checks
-    from dicode.domains.tetris.builder import BUILDER_VERSION
-    from dicode.domains.tetris.seeds import TARGET_LEVEL_FILE
-
-    return DomainSpec(
-        name="tetris",
-        builder_version=BUILDER_VERSION,
-        check_pool=level_checks.check_pool,
-        impossible_goal=level_checks.impossible_goal,
-        make_rollouts=_tetris_rollouts,
-        target_source=TARGET_LEVEL_FILE.read_text(encoding="utf-8"),
-    )
-
-
-class _CraftaxRollouts:
-    """Random-policy rollouts over a Craftax pool, as a ``RolloutEvaluator``."""
-
-    def __init__(self, steps: int) -> None:
-        from dicode.domains.craftax.rollouts import CraftaxRollouts  # imports JAX: lazily
-
-        self._rollouts = CraftaxRollouts(steps=steps)
-
-    def evaluate(self, pool: dict[str, np.ndarray], seed: int) -> RolloutReport:
-        from dicode.domains.craftax.level_checks import pool_to_bundle
-
-        stats = self._rollouts.evaluate(pool_to_bundle(pool), seed)
-        difficulty = {
-            "random_success": stats.random_success,
-            "random_return": stats.random_return,
-            "random_length": stats.random_length,
-        }
-        # A goal that holds at reset is rejected by pool_to_bundle in the schema stage.
-        return RolloutReport(solved_at_reset=0, difficulty=difficulty, problem=stats.problem)
-
-
-def _craftax_base(seed: int, count: int) -> dict[str, np.ndarray]:
-    from dicode.domains.craftax.state_codec import generate_base_worlds  # JAX, parent only
-
-    return generate_base_worlds(seed, count)
-
-
-def _craftax_spec() -> DomainSpec:
-    from dicode.domains.craftax import level_checks
-    from dicode.domains.craftax.builder import BUILDER_VERSION
-    from dicode.domains.craftax.seed_levels import seed_level_source
-
-    return DomainSpec(
-        name="craftax",
-        builder_version=BUILDER_VERSION,
-        check_pool=level_checks.check_pool,
-        impossible_goal=level_checks.impossible_goal,
-        make_rollouts=_CraftaxRollouts,
-        target_source=seed_level_source("target_game"),
-        make_base=_craftax_base,
-        rules_of=level_checks.rules_of,
-        # A Craftax world is ~0.27 MB: a pool of 32 needs a larger answer and more memory.
-        default_limits=SandboxLimits(
-            wall_seconds=20.0, memory_bytes=1024 * 2**20, answer_bytes=64 * 2**20
-        ),
-    )
-
-
-DOMAINS: dict[str, Callable[[], DomainSpec]] = {"tetris": _tetris_spec, "craftax": _craftax_spec}
 
 
 class _Rejected(Exception):
@@ -168,15 +62,15 @@ class Validator:
         rollout_steps: int = 300,
         rollouts: bool = True,
     ) -> None:
-        if domain not in DOMAINS:
-            raise ValueError(f"unknown domain {domain!r}; known: {sorted(DOMAINS)}")
         if not 1 <= pool_size <= 1024:
             raise ValueError(f"pool_size must be in 1..1024, got {pool_size}")
-        self.spec = DOMAINS[domain]()
+        self.domain = domains.get(domain)
         self.pool_size = pool_size
-        self.sandbox = SandboxPool(domain, warm=warm, limits=limits or self.spec.default_limits)
-        self._bases: dict[int, dict[str, np.ndarray]] = {}
-        self._rollouts = self.spec.make_rollouts(rollout_steps) if rollouts else None
+        self.sandbox = SandboxPool(
+            self.domain.builder_module, warm=warm, limits=limits or self.domain.sandbox_limits
+        )
+        self._bases: dict[int, dict[str, np.ndarray] | None] = {}
+        self._rollouts = self.domain.make_rollouts(rollout_steps) if rollouts else None
 
     def __enter__(self) -> Validator:
         return self
@@ -185,8 +79,8 @@ class Validator:
         self.close()
 
     def warm_up(self) -> Verdict:
-        """Validate the domain's target game once, so the rollout function is compiled."""
-        return self.validate(self.spec.target_source)
+        """Validate the world's target game once, so the rollout function is compiled."""
+        return self.validate(self.domain.target_source())
 
     def close(self) -> None:
         """Stop the sandbox pool (kills idle workers)."""
@@ -212,10 +106,8 @@ class Validator:
 
     def _base_worlds(self, seed: int) -> dict[str, np.ndarray] | None:
         """The base pool for ``seed`` (made once per seed, in this process), or None."""
-        if self.spec.make_base is None:
-            return None
         if seed not in self._bases:
-            self._bases[seed] = self.spec.make_base(seed, self.pool_size)
+            self._bases[seed] = self.domain.base_worlds(seed, self.pool_size)
         return self._bases[seed]
 
     def _stages(
@@ -256,22 +148,22 @@ class Validator:
 
         with _stage("schema", timings):
             try:
-                goal = self.spec.check_pool(pool)
+                goal = self.domain.check_pool(pool)
             except ValueError as exc:
                 raise _Rejected("schema", str(exc)) from None
             bundle = LevelBundle(
-                domain=self.spec.name,
+                domain=self.domain.name,
                 description=level.description,
                 goal=goal,
-                rules=self.spec.rules_of(pool) if self.spec.rules_of else {},
+                rules=self.domain.rules_of(pool),
                 pool=pool,
                 source_hash=source_hash(source),
-                builder_version=self.spec.builder_version,
+                builder_version=self.domain.builder_version,
                 seed=seed,
             )
 
         with _stage("rollouts", timings):
-            problem = self.spec.impossible_goal(pool)
+            problem = self.domain.impossible_goal(pool)
             if problem:
                 raise _Rejected("rollouts", problem)
             if self._rollouts is not None:

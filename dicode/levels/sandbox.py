@@ -52,10 +52,6 @@ log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
-BUILDER_MODULES = {
-    "tetris": "dicode.domains.tetris.builder",
-    "craftax": "dicode.domains.craftax.builder",
-}
 #: Set to 1 by a person to run level code without bubblewrap (never a default).
 UNSAFE_OPT_IN = "DICODE_UNSAFE_NO_BUBBLEWRAP"
 NO_BWRAP_WARNING = (
@@ -269,21 +265,17 @@ def _read_until(
 
 
 class SandboxPool:
-    """Warm pool of one-shot sandbox workers for one domain.
+    """Warm pool of one-shot sandbox workers for one world's level builder.
 
     Thread-safe; ``build`` may be called from several threads. Close it (or use it as a
     context manager) to kill the idle workers. When the walls cannot be put up here,
     ``unavailable`` says why and every ``build`` answers that instead of running the level.
     """
 
-    def __init__(
-        self, domain: str = "tetris", warm: int = 2, limits: SandboxLimits | None = None
-    ) -> None:
-        if domain not in BUILDER_MODULES:
-            raise ValueError(
-                f"no level builder for domain {domain!r}; known: {sorted(BUILDER_MODULES)}"
-            )
-        self.domain = domain
+    def __init__(self, builder: str, warm: int = 2, limits: SandboxLimits | None = None) -> None:
+        """``builder``: the world's builder module (``Domain.builder_module``), which the
+        worker imports before its walls go up and hands to level code as ``level``."""
+        self.builder = builder
         self.limits = limits or SandboxLimits()
         self._warm = max(1, warm)
         self._idle: list[_Worker] = []
@@ -324,7 +316,7 @@ class SandboxPool:
                     return
                 self._starting += 1
             try:
-                worker = _Worker(BUILDER_MODULES[self.domain], self.limits, self._bwrap)
+                worker = _Worker(self.builder, self.limits, self._bwrap)
             except _WorkerUnavailable as exc:
                 with self._lock:
                     self._starting -= 1
@@ -392,7 +384,7 @@ class SandboxPool:
     ) -> BuildResult:
         """Run a level's ``build`` ``pool_size`` times in a fresh worker.
 
-        ``base``: for domains whose levels edit a generated world (Craftax), a pool of base
+        ``base``: for worlds whose levels edit a generated world (Craftax), a pool of base
         worlds (arrays with a leading axis) made in the parent; instance i edits world
         ``i % len``. They travel to the worker as data.
 
@@ -482,10 +474,10 @@ class SandboxPool:
             thread.join(timeout=10)
 
 
-def sandbox_problem(domain: str = "tetris") -> str | None:
-    """Start one worker and say why the sandbox cannot run level code here, with the fix;
-    None when it can (for start-up checks: ``dicode run``, the services)."""
-    with SandboxPool(domain, warm=1) as pool:
+def sandbox_problem(builder: str) -> str | None:
+    """Start one worker of ``builder`` and say why the sandbox cannot run level code here, with
+    the fix; None when it can (for start-up checks: ``dicode run``, the services)."""
+    with SandboxPool(builder, warm=1) as pool:
         return pool.wait_ready()
 
 

@@ -6,28 +6,24 @@ Per session (a few PPO iterations with fixed slots):
   drawn by PLR replay from the active set (``dicode.archive.replay``: rank of learnability
   mixed with staleness); with fewer distinct levels than slots, the chosen ones repeat.
 After the session, finished episodes give each level its success rate and mean return
-(:func:`level_outcomes`), which the student service writes back as evaluations; the target's
+(`dicode.student.tally`), which the archive schedule writes back as evaluations; the target's
 mean return becomes the next ``R_prev`` of the completion bonus.
 Two other mixers serve the benchmark's baselines: :func:`plan_uniform` (domain randomisation)
 and :func:`plan_learnable` (sampling for learnability); all three end in :func:`place_levels`.
-Slots are arrays the compiled trainer consumes (:func:`build_slots`); a swap never recompiles.
+NumPy only: the world's trainer turns the chosen levels into slot arrays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import Self, TypeVar
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
-import jax.numpy as jnp
 import numpy as np
 
 from dicode.archive import replay
 from dicode.archive.status import learnability
-from dicode.domains.tetris.schema import TetrisLevel
-from dicode.student.ppo import SlotStats
 
-TARGET = -1  # slot id of the target game
+TARGET = -1  # the level id of the target game (a slot playing it has no archive level)
 
 
 @dataclass(frozen=True)
@@ -50,35 +46,6 @@ class CurriculumState:
     buffer: replay.ReplayBuffer = field(default_factory=lambda: replay.make_buffer([], []))
     trained: frozenset[int] = frozenset()
     slot_levels: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class EpisodeTally:
-    """Finished episodes of one level during a session: what every domain measures. A
-    domain's outcome adds its own sums as fields (Tetris lines, Craftax lengths)."""
-
-    episodes: int
-    successes: int
-    return_sum: float
-
-    @property
-    def success_rate(self) -> float | None:
-        return self.successes / self.episodes if self.episodes else None
-
-    @property
-    def mean_return(self) -> float | None:
-        return self.return_sum / self.episodes if self.episodes else None
-
-    def __add__(self, other: Self) -> Self:
-        """Field by field: every field is a sum over episodes."""
-        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-
-@dataclass(frozen=True)
-class LevelOutcome(EpisodeTally):
-    """A Tetris level's session outcome: the tally plus the lines cleared."""
-
-    lines_sum: int
 
 
 def num_target_slots(num_slots: int, config: CurriculumConfig) -> int:
@@ -182,68 +149,3 @@ def plan_learnable(
     want = min(free - len(fresh), order.size)
     drawn = rng.choice(ids[order], size=want, replace=False).tolist() if want > 0 else []
     return place_levels(state, num_slots, fresh + drawn, config)
-
-
-def build_slots(
-    slot_levels: Sequence[int],
-    pools: Mapping[int, TetrisLevel],
-    target_pool: TetrisLevel,
-    pool_size: int,
-) -> TetrisLevel:
-    """Stack the slots' pools into the trainer's ``(S, K, ...)`` arrays.
-
-    A pool with more than ``pool_size`` instances uses its first ``pool_size``; a smaller one
-    repeats its instances cyclically (shapes must stay fixed so nothing recompiles).
-    """
-
-    def fitted(pool: TetrisLevel) -> TetrisLevel:
-        size = int(pool.board.shape[0])
-        index = np.arange(pool_size) % size
-        return TetrisLevel(*(jnp.asarray(np.asarray(leaf)[index]) for leaf in _leaves(pool)))
-
-    chosen = [fitted(target_pool if lvl == TARGET else pools[lvl]) for lvl in slot_levels]
-    return TetrisLevel(
-        *(jnp.asarray(np.stack(parts)) for parts in zip(*(_leaves(p) for p in chosen), strict=True))
-    )
-
-
-def _leaves(level: TetrisLevel) -> tuple[jnp.ndarray, ...]:
-    return (level.board, level.piece_weights, level.sequence, level.goal_lines, level.goal_pieces)
-
-
-Tally = TypeVar("Tally", bound=EpisodeTally)
-
-
-def sum_by_level(slot_levels: Sequence[int], per_slot: Sequence[Tally]) -> dict[int, Tally]:
-    """Per level id (``TARGET`` included), the tallies of the slots that played it, summed."""
-    out: dict[int, Tally] = {}
-    for lvl, tally in zip((int(x) for x in slot_levels), per_slot, strict=True):
-        out[lvl] = out[lvl] + tally if lvl in out else tally
-    return out
-
-
-def level_outcomes(slot_levels: Sequence[int], stats: SlotStats) -> dict[int, LevelOutcome]:
-    """Per level (``TARGET`` included), the finished episodes of one or more iterations."""
-    per_slot = [
-        LevelOutcome(
-            int(stats.episodes[s]),
-            int(stats.successes[s]),
-            float(stats.return_sum[s]),
-            int(stats.lines_sum[s]),
-        )
-        for s in range(len(slot_levels))
-    ]
-    return sum_by_level(slot_levels, per_slot)
-
-
-def merge_outcomes(a: Mapping[int, Tally], b: Mapping[int, Tally]) -> dict[int, Tally]:
-    """Sum two per-level outcome maps (e.g. the iterations of one session)."""
-    out = dict(a)
-    for lvl, outcome in b.items():
-        out[lvl] = out[lvl] + outcome if lvl in out else outcome
-    return out
-
-
-def replay_scores(outcomes: Mapping[int, LevelOutcome]) -> dict[int, float]:
-    """Learnability ``p(1−p)`` of every non-target level with its session's success rate."""
-    return {lvl: learnability(o.success_rate) for lvl, o in outcomes.items() if lvl != TARGET}

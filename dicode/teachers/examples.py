@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dicode.llm.client import LLMClient
 from dicode.teachers.base import ExampleLevel
-from dicode.teachers.llm_client import LLMClient
 
 _TOKEN = re.compile(r"[a-z]+|\d+")
 

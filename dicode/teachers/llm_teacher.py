@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, bounded_text
+from dicode.llm.client import ChatResult, LLMClient, LLMConfig
+from dicode.llm.structured import StructuredOutput
 from dicode.teachers.base import (
     CodeRound,
     ExampleLevel,
@@ -28,12 +30,10 @@ from dicode.teachers.base import (
 from dicode.teachers.examples import ExampleRetriever
 from dicode.teachers.extract import (
     LevelDescription,
-    StructuredOutput,
     description_response_format,
     extract_code,
     parse_description,
 )
-from dicode.teachers.llm_client import ChatResult, LLMClient, LLMConfig
 from dicode.teachers.prompts import PromptSet, load_prompts, render_system_prompt
 from dicode.teachers.registry import TeacherContext
 

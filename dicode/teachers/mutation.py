@@ -4,8 +4,8 @@ ACCEL-style: read the parent into the domain's typed genome (AST only — the pa
 never run here), apply one or two typed edits in the direction the instruction asks for, write
 the child as readable level code whose docstring says what the level is and what changed from
 the parent, and validate it through the same sandbox pipeline as every other teacher. Each
-domain's genome is a :class:`~dicode.teachers.genome_base.GenomeCodec`: Tetris
-(``genome`` + ``genome_edits``) and Craftax (``craftax_genome`` + ``craftax_genome_edits``).
+world's genome is a :class:`~dicode.teachers.genome_base.GenomeCodec` from its domain object
+(``Domain.genome``: the world's ``genome`` and ``genome_edits`` modules).
 Each call returns one :class:`~dicode.teachers.base.TeacherResult`, accepted or not; nothing
 here raises on a bad parent or a failing sandbox.
 """
@@ -15,12 +15,12 @@ from __future__ import annotations
 import asyncio
 import textwrap
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from dicode import domains
 from dicode.teachers.base import (
     CodeRound,
     TeacherRequest,
@@ -46,45 +46,13 @@ class ChildDraft:
     reading: GenomeReading[Any]  # how the parent was read (exact or fallback)
 
 
-def _tetris_codec() -> GenomeCodec:
-    from dicode.teachers import genome, genome_edits
-
-    return GenomeCodec(
-        genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
-        fallback="the standard game",
-    )  # fmt: skip
-
-
-def _craftax_codec() -> GenomeCodec:
-    from dicode.teachers import craftax_genome, craftax_genome_edits
-
-    return GenomeCodec(
-        craftax_genome.read_genome, craftax_genome.write_level, craftax_genome.describe,
-        craftax_genome_edits.mutate, fallback="the unmodified game (every achievement as goal)",
-    )  # fmt: skip
-
-
-GENOME_CODECS: dict[str, Callable[[], GenomeCodec]] = {
-    "tetris": _tetris_codec,
-    "craftax": _craftax_codec,
-}
-
-
-def genome_codec(domain: str) -> GenomeCodec:
-    """The genome the mutation teacher edits for ``domain``."""
-    if domain not in GENOME_CODECS:
-        known = ", ".join(sorted(GENOME_CODECS))
-        raise ValueError(f"the mutation teacher knows {known}, not {domain!r}")
-    return GENOME_CODECS[domain]()
-
-
 @dataclass
 class MutationTeacher:
     """Writes children by typed genome edits; validates each child in the sandbox.
 
     ``seed`` and the request's ``seed`` together seed the edits, so the same request always
     gives the same child. ``max_edits`` bounds the edits per harder/easier child (vary: one).
-    ``domain`` picks the genome (``GENOME_CODECS``).
+    ``domain`` names the world whose genome is edited (``Domain.genome``).
     """
 
     validate: Validate
@@ -95,7 +63,7 @@ class MutationTeacher:
     codec: GenomeCodec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.codec = genome_codec(self.domain)
+        self.codec = domains.get(self.domain).genome()
 
     def write_child(self, request: TeacherRequest) -> ChildDraft:
         """The child's code and how it came about, without validating it."""
@@ -203,8 +171,8 @@ def _first_paragraph(text: str) -> str:
 
 
 def build_mutation_teacher(context: TeacherContext) -> MutationTeacher:
-    """Registry factory: options ``max_edits`` (default 2); domains in ``GENOME_CODECS``."""
-    genome_codec(context.domain)  # an unknown domain fails here, with the known ones named
+    """Registry factory: options ``max_edits`` (default 2); any world (``dicode.domains``)."""
+    domains.get(context.domain)  # an unknown world fails here, with the known ones named
     max_edits = int(context.options.get("max_edits", 2))
     if max_edits < 1:
         raise ValueError(f"max_edits must be >= 1, got {max_edits}")

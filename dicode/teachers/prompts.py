@@ -7,13 +7,12 @@ run time — never copied into a template — so prompts follow the code.
 
 from __future__ import annotations
 
-import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from types import ModuleType
 
+from dicode import domains
 from dicode.teachers.base import MutationInstruction
 
 ENV_PROMPTS_DIR = "DICODE_PROMPTS_DIR"
@@ -75,32 +74,12 @@ def load_prompts(domain: str, root: Path | None = None) -> PromptSet:
     return PromptSet(domain=domain, instruction_hints=hints, **stages)
 
 
-def _builder_module(domain: str) -> ModuleType:
-    try:
-        return importlib.import_module(f"dicode.domains.{domain}.builder")
-    except ModuleNotFoundError:
-        raise PromptError(f"no builder module for domain {domain!r}") from None
-
-
-def builder_api_docs(domain: str) -> str:
-    """The builder API section for ``domain``, generated from the builder's docstrings.
-
-    Each domain's ``dicode.domains.<domain>.builder`` module provides ``builder_api_docs()``.
-    """
-    render = getattr(_builder_module(domain), "builder_api_docs", None)
-    if render is None:
-        raise PromptError(f"dicode.domains.{domain}.builder has no builder_api_docs()")
-    return str(render())
-
-
 def domain_prompt_values(domain: str) -> dict[str, str]:
-    """Values the domain's system template needs: the builder API docs plus the game facts the
-    builder module offers through ``prompt_facts()`` (read from its constants, never copied)."""
-    values = {"builder_api": builder_api_docs(domain)}
-    facts = getattr(_builder_module(domain), "prompt_facts", None)
-    if facts is not None:
-        values |= {key: str(value) for key, value in facts().items()}
-    return values
+    """Values the world's system template needs: the builder API docs (from the builder's own
+    docstrings) plus the game facts the world offers (read from its constants, never copied)."""
+    world = domains.get(domain)
+    facts = {key: str(value) for key, value in world.prompt_facts().items()}
+    return {"builder_api": world.builder_api_docs()} | facts
 
 
 def render_system_prompt(prompts: PromptSet) -> str:

@@ -15,11 +15,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", default=os.environ.get("DICODE_DB_URL"), help="archive URL")
     parser.add_argument("--host", default=os.environ.get("DICODE_API_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("DICODE_API_PORT", "8000")))
+    parser.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
     args = parser.parse_args(argv)
     if not args.db:
         parser.error("--db (or DICODE_DB_URL) is required")
     app = create_app(args.db, api_token=os.environ.get("DICODE_API_TOKEN") or None)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ import ray
 from ray.util import metrics
 
 from archive_db import ArchiveRepository
+from dicode.settings import RunSettings
 from services.generator.service import Generator
-from services.settings import RunSettings
 
 
 class GeneratorWorker:

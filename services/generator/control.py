@@ -7,9 +7,8 @@ attempt. Living in the database, the flag survives restarts of either side.
 from __future__ import annotations
 
 from archive_db import ArchiveRepository
+from archive_db.kinds import CONTROL_EVENT
 from archive_db.records import EventInfo
-
-CONTROL_EVENT = "generation_control"
 
 
 def set_paused(repo: ArchiveRepository, run_id: int, paused: bool, *, by: str = "api") -> None:

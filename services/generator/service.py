@@ -26,13 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from archive_db import ArchiveRepository
-from archive_db.records import NewAttempt, NewLevel, RecordedAttempt
+from archive_db.kinds import GENERATOR_STAGE, SEED_TEACHER, TARGET_EVENT
+from archive_db.recording import attempt_rows, record_result, record_verdict
+from dicode import domains
 from dicode.archive.config import ArchiveConfig
 from dicode.archive.graph import LineageView
 from dicode.archive.selection import select_parents
-from dicode.domains.seed_sources import seed_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict, bounded_text
+from dicode.settings import GeneratorSettings
 from dicode.teachers.base import (
     MutationInstruction,
     ParentLevel,
@@ -41,17 +43,11 @@ from dicode.teachers.base import (
     TeacherRequest,
     TeacherResult,
 )
-from dicode.teachers.recording import BUNDLE_FORMAT, record_result
 from dicode.teachers.registry import TeacherContext, make_teacher
 from services.generator.control import is_paused
-from services.settings import GeneratorSettings
-from services.student.target import TARGET_EVENT, TARGET_METRICS
 
 log = logging.getLogger(__name__)
-SEED_TEACHER = "seed"
 DEFAULT_ARCHIVE = ArchiveConfig()
-HUMAN_TEACHER = "human"  # levels submitted through the API
-GENERATOR_STAGE = "generator"  # an attempt that failed outside the teacher
 
 
 @dataclass
@@ -128,7 +124,7 @@ class Generator:
         """
         done = {a.code for a in self.repo.list_attempts(self.run_id, teacher=SEED_TEACHER)}
         count = 0
-        for name, source in seed_sources(self.domain).items():
+        for name, source in domains.get(self.domain).seed_sources().items():
             if source in done:
                 continue
             started = time.perf_counter()
@@ -225,17 +221,17 @@ class Generator:
     def _record_failure(
         self, parent_id: int | None, result: TeacherResult | None, exc: Exception
     ) -> None:
-        attempt = NewAttempt(
+        attempt, _ = attempt_rows(
+            domain=self.domain,
             teacher=self.teacher.name,
-            stage_reached=GENERATOR_STAGE,
-            verdict="rejected",
-            parent_id=parent_id,
             code=None if result is None else result.code,
+            verdict=None,
+            latency_s=0.0 if result is None else result.latency_s,
+            parent_id=parent_id,
             failing_stage=GENERATOR_STAGE,
             error=bounded_text(
                 f"the attempt failed outside the teacher: {type(exc).__name__}: {exc}"
             ),
-            latency_s=None if result is None else result.latency_s,
         )
         try:
             self.repo.record_attempt(self.run_id, attempt)
@@ -291,52 +287,10 @@ class Generator:
         if not evals:
             return PerformanceProfile()
         newest = evals[-1].payload
-        names = TARGET_METRICS.get(self.domain, ())
+        names = domains.get(self.domain).target_metrics
         return PerformanceProfile(
             goal_metrics={name: float(newest[name]) for name in names if name in newest}
         )
-
-
-def record_verdict(
-    repo: ArchiveRepository,
-    run_id: int,
-    domain: str,
-    teacher: str,
-    code: str,
-    verdict: Verdict,
-    latency_s: float,
-    *,
-    parent_id: int | None = None,
-    name: str | None = None,
-) -> RecordedAttempt:
-    """Store a level validated outside a teacher (seed levels, hand-written submissions)."""
-    accepted = verdict.accepted and verdict.bundle is not None
-    attempt = NewAttempt(
-        teacher=teacher,
-        stage_reached="accepted" if accepted else verdict.stage,
-        verdict="accepted" if accepted else "rejected",
-        parent_id=parent_id,
-        code=code,
-        failing_stage=None if accepted else verdict.stage,
-        error=None if accepted else (verdict.error or "rejected"),
-        latency_s=latency_s,
-    )
-    level = None
-    if accepted and verdict.bundle is not None:
-        bundle = verdict.bundle
-        level = NewLevel(
-            domain=domain,
-            content_hash=bundle.content_hash,
-            teacher=teacher,
-            code=code,
-            description=bundle.description,
-            bundle=bundle.to_bytes(),
-            bundle_format=BUNDLE_FORMAT,
-            name=name,
-            meta={"difficulty": dict(verdict.difficulty)},
-            parent_ids=() if parent_id is None else (parent_id,),
-        )
-    return repo.record_attempt(run_id, attempt, level)
 
 
 async def _wait_any(running: set[asyncio.Task[None]], stop: asyncio.Event, timeout: float) -> None:

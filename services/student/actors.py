@@ -1,9 +1,8 @@
 """Ray actors around the student library: training and target evaluation.
 
 Both are threaded actors (``max_concurrency=2``) so `stop()` and `status()` are answered while
-`run()` works; they only glue the domain's student (`loop.ArchiveStudent` for Tetris,
-`craftax.CraftaxArchiveStudent`) and target evaluator (`target.TargetEvaluator`,
-`craftax.CraftaxTargetEvaluator`), chosen by the run's ``domain``, to the archive URL and
+`run()` works; they only glue the run's student (`sessions.ArchiveStudent`) and target
+evaluator (`target.TargetEvaluator`), both built for the run's world, to the archive URL and
 export their figures with ``ray.util.metrics`` (shown by Ray's dashboard and its Prometheus
 endpoint).
 """
@@ -19,43 +18,10 @@ import ray
 from ray.util import metrics
 
 from archive_db import ArchiveRepository
-from services.settings import RunSettings
-from services.student.sessions import SessionStudent
-from services.student.target import HEADLINE, CheckpointEvaluator
-
-
-def make_student(
-    repo: ArchiveRepository, run_id: int, run_dir: Path, settings: RunSettings, resume: bool
-) -> SessionStudent:
-    """The student of the run's domain (imported here: a Tetris run never loads Craftax)."""
-    if settings.domain == "craftax":
-        from services.student.craftax import CraftaxArchiveStudent
-
-        return CraftaxArchiveStudent(
-            repo, run_id, run_dir, settings.craftax, settings.archive, resume=resume
-        )
-    if settings.domain == "tetris":
-        from services.student.loop import ArchiveStudent
-
-        return ArchiveStudent(
-            repo, run_id, run_dir, settings.student, settings.archive, resume=resume
-        )
-    raise ValueError(f"no service student for domain {settings.domain!r}")
-
-
-def make_evaluator(
-    repo: ArchiveRepository, run_id: int, settings: RunSettings
-) -> CheckpointEvaluator[Any]:
-    """The target evaluator of the run's domain."""
-    if settings.domain == "craftax":
-        from services.student.craftax import CraftaxTargetEvaluator
-
-        return CraftaxTargetEvaluator(repo, run_id, settings.craftax, settings.evaluator)
-    if settings.domain == "tetris":
-        from services.student.target import TargetEvaluator
-
-        return TargetEvaluator(repo, run_id, settings.student, settings.evaluator)
-    raise ValueError(f"no target evaluator for domain {settings.domain!r}")
+from dicode import domains
+from dicode.settings import RunSettings
+from services.student.sessions import ArchiveStudent
+from services.student.target import TargetEvaluator
 
 
 class StudentWorker:
@@ -66,7 +32,7 @@ class StudentWorker:
     ) -> None:
         self.settings = RunSettings.from_dict(config)
         self.repo = ArchiveRepository.open(db_url)
-        self.loop = make_student(self.repo, run_id, Path(run_dir), self.settings, resume)
+        self.loop = ArchiveStudent(self.repo, run_id, Path(run_dir), self.settings, resume=resume)
         self._stop = threading.Event()
         self.last: dict[str, Any] = {
             "iteration": self.loop.iteration,
@@ -113,12 +79,13 @@ class EvaluatorWorker:
         settings = RunSettings.from_dict(config)
         self.every_s = settings.evaluator.every_s
         self.repo = ArchiveRepository.open(db_url)
-        self.evaluator = make_evaluator(self.repo, run_id, settings)
+        self.evaluator = TargetEvaluator(self.repo, run_id, settings)
         self._stop = threading.Event()
         self.last: dict[str, Any] = {}
-        self._key, label = HEADLINE[settings.domain]
+        world = domains.get(settings.domain)
+        self._key = world.target_metrics[0]
         # e.g. dicode_target_mean_lines, dicode_target_percent_of_max
-        self._headline = metrics.Gauge(f"dicode_target_{self._key}", label)
+        self._headline = metrics.Gauge(f"dicode_target_{self._key}", world.headline_label)
 
     def run(self) -> dict[str, Any]:
         while not self._stop.is_set():
@@ -131,7 +98,7 @@ class EvaluatorWorker:
         report = self.evaluator.evaluate_latest()
         if report is None:
             return None
-        self.last = report.payload()
+        self.last = report
         self._headline.set(float(self.last[self._key]))
         return self.last
 

@@ -1,54 +1,29 @@
-"""What every domain's service student shares: sessions, checkpoints, resume, session events.
+"""The student of one service run, for every world: sessions, checkpoints, resume, events.
 
-A domain's student (`loop.ArchiveStudent` for Tetris, `craftax.CraftaxArchiveStudent`) owns a
-library training loop and the curriculum object that fills its slots from the archive; this
-base runs the loop session by session, writes a checkpoint file under ``runs/<name>/
-checkpoints/`` plus its archive row every ``checkpoint_every`` sessions (keeping the newest
-``keep_checkpoints`` files), resumes from the newest one, and stores a `student_session` event
-per session for the API and the terminal view.
+The training is the library's `dicode.student.loop.StudentLoop` over the run's world's trainer
+(``Domain.make_trainer``), its slots filled by `dicode.student.archive_schedule.ArchiveSchedule`
+(target share, new levels first, PLR replay of the active set; outcomes back as evaluations,
+DiCode's active-set admission, levels stamped sampled). This class adds what a long-running
+service needs: a checkpoint file under ``runs/<name>/checkpoints/`` plus its archive row every
+``checkpoint_every`` sessions (keeping the newest ``keep_checkpoints`` files), resume from the
+newest one, and a `student_session` event per session for the API and the terminal view.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from archive_db import ArchiveRepository
-from dicode.student.curriculum import TARGET, EpisodeTally
-
-SESSION_EVENT = "student_session"
-
-
-class TrainingLoop(Protocol):
-    """The library loop a student drives (Tetris `StudentLoop`, `CraftaxStudentLoop`)."""
-
-    @property
-    def iteration(self) -> int: ...
-
-    @property
-    def slot_levels(self) -> Any: ...  # a list or an array of level ids, one per slot
-
-    def run_session(self, iterations: int) -> Mapping[int, EpisodeTally]: ...
-
-    def save(self, path: str | Path) -> None: ...
-
-    def load(self, path: str | Path) -> None: ...
-
-
-class SessionSettings(Protocol):
-    """The session fields both domains' student settings have."""
-
-    @property
-    def iterations_per_session(self) -> int: ...
-
-    @property
-    def checkpoint_every(self) -> int: ...
-
-    @property
-    def keep_checkpoints(self) -> int: ...
+from archive_db.kinds import SESSION_EVENT
+from dicode import domains
+from dicode.settings import RunSettings
+from dicode.student.archive_schedule import ArchiveSchedule
+from dicode.student.curriculum import TARGET
+from dicode.student.loop import StudentLoop
+from dicode.student.tally import EpisodeTally
 
 
 @dataclass(frozen=True)
@@ -64,7 +39,7 @@ class SessionReport:
     target_mean_return: float | None
     seconds: float
     checkpoint: str | None = None
-    figures: dict[str, float | None] = field(default_factory=dict)  # the domain's own
+    figures: dict[str, float | None] = field(default_factory=dict)  # the world's own
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -80,34 +55,36 @@ class SessionReport:
         } | self.figures
 
 
-class SessionStudent:
-    """Trains one run's student session by session; resumes from the newest checkpoint.
-
-    Subclasses build ``loop`` (and whatever fills its slots) and then call `start`; they may
-    override `target_figures` (domain figures of the target slots) and `admitted`.
-    """
-
-    loop: TrainingLoop
+class ArchiveStudent:
+    """Trains one run's student session by session; resumes from the newest checkpoint."""
 
     def __init__(
         self,
         repository: ArchiveRepository,
         run_id: int,
         run_dir: str | Path,
-        settings: SessionSettings,
-        batch_size: int,
+        settings: RunSettings,
+        *,
+        resume: bool = True,
     ) -> None:
         self.repo = repository
         self.run_id = run_id
-        self.sessions = settings
-        self.batch_size = batch_size
+        self.settings = settings.student
+        world = domains.get(settings.domain)
+        self.schedule = ArchiveSchedule(
+            repository,
+            run_id,
+            world,
+            archive=settings.archive,
+            mix=settings.student.curriculum,
+            seed=settings.student.ppo.seed,
+        )
+        trainer = world.make_trainer(settings.student, settings.evaluator)
+        self.loop = StudentLoop(trainer, self.schedule)
         self.checkpoint_dir = Path(run_dir) / "checkpoints"
         self.checkpoint_dir.mkdir(parents=True, exist_ok=True)
         self.session_count = 0
         self.resumed_from: int | None = None
-
-    def start(self, resume: bool) -> None:
-        """Call once ``loop`` exists: restore the newest checkpoint when resuming."""
         if resume:
             self._restore()
 
@@ -117,36 +94,28 @@ class SessionStudent:
 
     @property
     def env_steps(self) -> int:
-        return self.iteration * self.batch_size
-
-    def admitted(self) -> Sequence[int]:
-        """Levels the last session admitted to the active set."""
-        return ()
-
-    def target_figures(self, target: Any) -> dict[str, float | None]:
-        """Extra figures of the target slots' outcome (None: no target slot this session)."""
-        return {}
+        return self.loop.env_steps
 
     def session(self) -> SessionReport:
         """One session of PPO iterations; evaluations, offers, event, checkpoint on schedule."""
         started = time.perf_counter()
-        outcomes = self.loop.run_session(self.sessions.iterations_per_session)
+        outcomes = self.loop.run_session(self.settings.iterations_per_session)
         self.session_count += 1
         checkpoint = None
-        if self.session_count % self.sessions.checkpoint_every == 0:
+        if self.session_count % self.settings.checkpoint_every == 0:
             checkpoint = self.checkpoint()
         target = outcomes.get(TARGET)
         report = SessionReport(
             session=self.session_count,
             iteration=self.iteration,
             env_steps=self.env_steps,
-            slot_levels=tuple(int(x) for x in self.loop.slot_levels),
+            slot_levels=tuple(self.loop.slot_levels),
             evaluated={k: o.success_rate for k, o in outcomes.items() if k != TARGET},
-            admitted=tuple(self.admitted()),
+            admitted=tuple(self.schedule.admitted),
             target_mean_return=None if target is None else target.mean_return,
             seconds=time.perf_counter() - started,
             checkpoint=checkpoint,
-            figures=self.target_figures(target),
+            figures=target_figures(target),
         )
         self.repo.add_event(SESSION_EVENT, report.payload(), run_id=self.run_id)
         return report
@@ -158,7 +127,7 @@ class SessionStudent:
         meta = {"session": self.session_count, "env_steps": self.env_steps}
         self.repo.add_checkpoint(self.run_id, str(path), self.iteration, meta)
         for old in sorted(self.checkpoint_dir.glob("student-*.msgpack"))[
-            : -self.sessions.keep_checkpoints
+            : -self.settings.keep_checkpoints
         ]:
             old.unlink(missing_ok=True)
         return str(path)
@@ -170,3 +139,12 @@ class SessionStudent:
         self.loop.load(latest.path)
         self.session_count = int(latest.meta.get("session", 0))
         self.resumed_from = latest.iteration
+
+
+def target_figures(target: EpisodeTally | None) -> dict[str, float | None]:
+    """The target slots' training episodes this session: count and the world's means."""
+    if target is None:
+        return {"target_episodes": 0}
+    return {"target_episodes": target.episodes} | {
+        f"target_{name}": value for name, value in target.means().items()
+    }

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from archive_db import ArchiveRepository
 from archive_db.records import NewAttempt, NewLevel, content_hash
-from dicode.cli import app
+from services.cli import app
 
 runner = CliRunner()
 

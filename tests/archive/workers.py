@@ -90,8 +90,8 @@ def offer_levels(
 def die_inside_a_transaction(url: str, run_id: int, parent_id: int, ready: Event) -> None:
     """Write a level, its edge and an attempt in one transaction, then hang until killed."""
     repo = ArchiveRepository(create_archive_engine(url))
-    with repo._writing() as session:  # the repository's own transaction, held open
-        repo._insert_level(
+    with repo.sessions.writing() as session:  # the repository's own transaction, held open
+        repo.levels.insert_in(
             session,
             run_id,
             NewLevel("tetris", content_hash("doomed"), "crash", parent_ids=(parent_id,)),

@@ -8,7 +8,8 @@ import pytest
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.state_codec import generate_base_worlds, unstack_arrays
 from dicode.student.craftax.config import CraftaxPPOConfig
-from dicode.student.craftax.train import CraftaxStudentLoop
+from dicode.student.craftax.trainer import CraftaxSlotTrainer
+from dicode.student.loop import StudentLoop
 
 TINY = CraftaxPPOConfig(
     num_slots=2,
@@ -35,7 +36,7 @@ def worlds(base_pool: StateArrays) -> list[StateArrays]:
 
 
 @pytest.fixture(scope="session")
-def loop() -> CraftaxStudentLoop:
-    loop = CraftaxStudentLoop(TINY, eval_envs=EVAL_ENVS, eval_max_steps=EVAL_STEPS)
+def loop() -> StudentLoop:
+    loop = StudentLoop(CraftaxSlotTrainer(TINY, EVAL_ENVS, EVAL_STEPS))
     loop.run_session(1)  # compiles the update once for every test that uses the loop
     return loop

@@ -10,13 +10,18 @@ import numpy as np
 import pytest
 
 from archive_db import ArchiveRepository
+from archive_db.kinds import SEED_TEACHER
+from archive_db.recording import record_verdict
+from dicode import domains
 from dicode.archive.config import ArchiveConfig
 from dicode.domains.craftax.seed_levels import seed_level_source
 from dicode.levels.pipeline import Validator
-from dicode.student.craftax.archive_schedule import ArchiveSchedule
-from dicode.student.craftax.train import CraftaxStudentLoop, SlotOutcome
+from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import TARGET, CurriculumConfig
-from services.generator.service import record_verdict
+from dicode.student.loop import StudentLoop
+from dicode.student.tally import EpisodeTally
+
+CRAFTAX = domains.get("craftax")
 
 LEVELS = ("collect_basics", "fight_zombies")
 
@@ -33,7 +38,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArchiveR
             source = seed_level_source(name)
             verdict = validator.validate(source)
             assert verdict.accepted, verdict.error
-            record_verdict(repo, run.id, "craftax", "seed", source, verdict, 0.0, name=name)
+            record_verdict(repo, run.id, "craftax", SEED_TEACHER, source, verdict, 0.0, name=name)
     yield repo, run.id
     repo.close()
 
@@ -42,16 +47,25 @@ def _ids(repo: ArchiveRepository, run_id: int) -> list[int]:
     return [level.id for level in repo.list_levels(run_id)]
 
 
+def _schedule(repo: ArchiveRepository, run_id: int) -> ArchiveSchedule:
+    return ArchiveSchedule(
+        repo,
+        run_id,
+        CRAFTAX,
+        archive=ArchiveConfig(active_capacity=4),
+        mix=CurriculumConfig(target_fraction=0.5),
+    )
+
+
 def test_new_levels_train_first_and_come_back_as_evaluations(
-    loop: CraftaxStudentLoop, archive: tuple[ArchiveRepository, int]
+    loop: StudentLoop, archive: tuple[ArchiveRepository, int]
 ) -> None:
     repo, run_id = archive
     first, second = _ids(repo, run_id)
-    schedule = ArchiveSchedule(
-        repo, run_id, ArchiveConfig(active_capacity=4), CurriculumConfig(target_fraction=0.5)
-    )
+    schedule = _schedule(repo, run_id)
     loop.schedule = schedule
-    traces = loop.trainer.trace_count
+    ppo = loop.trainer.ppo  # type: ignore[attr-defined]
+    traces = ppo.trace_count
     try:
         loop.run_session(1)
         assert loop.slot_levels == [TARGET, first]
@@ -59,7 +73,7 @@ def test_new_levels_train_first_and_come_back_as_evaluations(
         assert loop.slot_levels == [TARGET, second]
     finally:
         loop.schedule = None
-    assert loop.trainer.trace_count == traces  # archive levels swap in without a recompile
+    assert ppo.trace_count == traces  # archive levels swap in without a recompile
     for level_id in (first, second):
         info = repo.get_level(level_id)
         assert info.times_sampled == 1
@@ -72,15 +86,15 @@ def test_outcomes_enter_the_active_set_and_replay_draws_from_it(
 ) -> None:
     repo, run_id = archive
     first, second = _ids(repo, run_id)
-    schedule = ArchiveSchedule(
-        repo, run_id, ArchiveConfig(active_capacity=4), CurriculumConfig(target_fraction=0.5)
-    )
-    schedule.record(100, {TARGET: SlotOutcome(3, 0, 1.0, 300), first: SlotOutcome(4, 2, 5.0, 80)})
+    schedule = _schedule(repo, run_id)
+    target = EpisodeTally(3, 0, 1.0, {"length": 300})
+    schedule.record(100, {TARGET: target, first: EpisodeTally(4, 2, 5.0, {"length": 80})})
     assert schedule.admitted == [first]  # learnability 0.25 from a 50 % success rate
     info = repo.get_level(first)
     assert info.success_rate == 0.5 and info.status == "B"
     assert np.isclose(info.score, 0.25)
-    schedule.record(101, {second: SlotOutcome(0, 0, 0.0, 0)})  # no finished episode
+    assert repo.level_history(first)[-1].per_goal == {"mean_length": 20.0}
+    schedule.record(101, {second: EpisodeTally(0, 0, 0.0, {"length": 0})})  # none finished
     assert schedule.admitted == []
     assert second not in repo.active_set(run_id).level_ids
     # Nothing new is left, so the free slot replays the only active level.
@@ -92,6 +106,6 @@ def test_outcomes_enter_the_active_set_and_replay_draws_from_it(
 
 def test_an_unknown_level_is_refused_by_id(archive: tuple[ArchiveRepository, int]) -> None:
     repo, run_id = archive
-    schedule = ArchiveSchedule(repo, run_id)
+    schedule = ArchiveSchedule(repo, run_id, CRAFTAX)
     with pytest.raises(Exception, match="no level 999999"):
-        schedule.bundle(999_999)
+        schedule.pool(999_999)

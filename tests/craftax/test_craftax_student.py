@@ -22,7 +22,8 @@ from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
 from dicode.student.craftax.ppo import RunnerState
 from dicode.student.craftax.target_pool import TargetPool
-from dicode.student.craftax.train import CraftaxStudentLoop
+from dicode.student.craftax.trainer import CraftaxSlotTrainer
+from dicode.student.loop import StudentLoop
 from tests.craftax.conftest import EVAL_ENVS, EVAL_STEPS, TINY
 
 PLACE_STONE = 7
@@ -41,59 +42,67 @@ def _place_stone(level: CraftaxLevel, rng: Any) -> None:
     level.set_goal("place_stone")
 
 
-def _write(loop: CraftaxStudentLoop, slots: engine.LevelSlots, index: int, b: CraftaxBundle) -> Any:
-    return loop._write_slot(slots, jnp.int32(index), engine.bundle_to_slot(b, TINY.pool_size))
+@pytest.fixture
+def trainer(loop: StudentLoop) -> CraftaxSlotTrainer:
+    assert isinstance(loop.trainer, CraftaxSlotTrainer)
+    return loop.trainer
 
 
-def _iterate(loop: CraftaxStudentLoop, runner: RunnerState, slots: Any, reset: list[bool]) -> Any:
-    return loop.trainer.iterate(runner, slots, jnp.asarray(reset), jnp.float32(0.0))
+def _write(t: CraftaxSlotTrainer, slots: engine.LevelSlots, index: int, b: CraftaxBundle) -> Any:
+    return t._write_slot(slots, jnp.int32(index), engine.bundle_to_slot(b, TINY.pool_size))
 
 
-def test_one_iteration_trains_the_policy(loop: CraftaxStudentLoop) -> None:
-    before = loop.runner.train.params
-    runner, stats, metrics = _iterate(loop, loop.runner, loop.slots, [False, False])
+def _iterate(t: CraftaxSlotTrainer, runner: RunnerState, slots: Any, reset: list[bool]) -> Any:
+    return t.ppo.iterate(runner, slots, jnp.asarray(reset), jnp.float32(0.0))
+
+
+def test_one_iteration_trains_the_policy(trainer: CraftaxSlotTrainer) -> None:
+    before = trainer.runner.train.params
+    runner, stats, metrics = _iterate(trainer, trainer.runner, trainer.slots, [False, False])
     changed = jax.tree_util.tree_map(
         lambda a, b: bool(jnp.any(a != b)), before, runner.train.params
     )
     assert all(jax.tree_util.tree_leaves(changed))
-    assert int(runner.iteration) == loop.iteration + 1
+    assert int(runner.iteration) == trainer.iteration + 1
     assert stats.episodes.shape == (TINY.num_slots,)
     assert all(np.isfinite(float(v)) for v in metrics.values())
     assert runner.hidden.shape == (TINY.num_envs, TINY.layer_size)
 
 
-def test_level_swaps_never_recompile(loop: CraftaxStudentLoop, worlds: list[StateArrays]) -> None:
+def test_level_swaps_never_recompile(
+    trainer: CraftaxSlotTrainer, worlds: list[StateArrays]
+) -> None:
     basics, zombies = (
         bundle_of(worlds, collect_basics.build),
         bundle_of(worlds, fight_zombies.build),
     )
-    slots, runner = loop.slots, loop.runner
-    swaps = [(1, basics), (0, zombies), (1, loop.target.bundle()), (0, basics)]
-    traces = loop.trainer.trace_count
-    _write(loop, slots, 0, basics)  # compile write_slot outside the count
+    slots, runner = trainer.slots, trainer.runner
+    swaps = [(1, basics), (0, zombies), (1, trainer.target.bundle()), (0, basics)]
+    traces = trainer.ppo.trace_count
+    _write(trainer, slots, 0, basics)  # compile write_slot outside the count
     with count_compilations() as compiles:
         for index, bundle in swaps:
-            slots = _write(loop, slots, index, bundle)
+            slots = _write(trainer, slots, index, bundle)
             reset = [index == 0, index == 1]
-            runner, _, _ = _iterate(loop, runner, slots, reset)
+            runner, _, _ = _iterate(trainer, runner, slots, reset)
     assert compiles.count == 0
-    assert loop.trainer.trace_count == traces
-    assert loop.trainer.iterate._cache_size() == 1
+    assert trainer.ppo.trace_count == traces
+    assert trainer.ppo.iterate._cache_size() == 1
     assert np.asarray(slots.goal[0]).sum() == 3  # collect_basics is in slot 0 now
 
 
 def test_completion_bonus_follows_r_prev(
-    loop: CraftaxStudentLoop, worlds: list[StateArrays]
+    trainer: CraftaxSlotTrainer, worlds: list[StateArrays]
 ) -> None:
-    slots = _write(loop, loop.slots, 1, bundle_of(worlds, _place_stone))
+    slots = _write(trainer, trainer.slots, 1, bundle_of(worlds, _place_stone))
     # A policy that always places stone: every step of slot 1 solves its level.
-    params = jax.tree_util.tree_map(lambda x: x, loop.runner.train.params)
+    params = jax.tree_util.tree_map(lambda x: x, trainer.runner.train.params)
     bias = params["params"]["actor_out"]["bias"]
     params["params"]["actor_out"]["bias"] = bias.at[PLACE_STONE].set(1e3)
-    runner = replace(loop.runner, train=replace(loop.runner.train, params=params))
+    runner = replace(trainer.runner, train=replace(trainer.runner.train, params=params))
     paid = {}
     for r_prev in (5.0, 30.0):
-        _, stats, metrics = loop.trainer.iterate(
+        _, stats, metrics = trainer.ppo.iterate(
             runner, slots, jnp.asarray([False, True]), jnp.float32(r_prev)
         )
         assert int(stats.successes[1]) == TINY.envs_per_slot * TINY.num_steps
@@ -102,8 +111,8 @@ def test_completion_bonus_follows_r_prev(
     assert paid == pytest.approx({5.0: 20.0, 30.0: 60.0})  # max(20, 2 * R_prev)
 
 
-def test_evaluation_reports_the_papers_figures(loop: CraftaxStudentLoop) -> None:
-    result = loop.evaluate()
+def test_evaluation_reports_the_papers_figures(trainer: CraftaxSlotTrainer) -> None:
+    result = trainer.evaluate_result()
     assert result.returns.shape == result.lengths.shape == (EVAL_ENVS,)
     assert result.achievements.shape == (EVAL_ENVS, NUM_ACHIEVEMENTS)
     assert (result.lengths <= EVAL_STEPS).all() and (result.lengths >= 1).all()
@@ -114,36 +123,41 @@ def test_evaluation_reports_the_papers_figures(loop: CraftaxStudentLoop) -> None
     # Achievement points are whole numbers; the rest is 0.1 * health change, within ±10.
     points = result.achievements.astype(int) @ np.asarray(engine.ACHIEVEMENT_REWARD_MAP)
     assert np.abs(result.returns - points).max() <= 1.0 + 1e-4
-    again = loop.evaluate()  # fixed key, same params: the same games
+    again = trainer.evaluate_result()  # fixed key, same params: the same games
     np.testing.assert_array_equal(again.returns, result.returns)
+    figures = trainer.evaluate()
+    assert next(iter(figures)) == "percent_of_max"
+    assert figures["mean_return"] == pytest.approx(result.mean_return)
 
 
-def test_checkpoint_round_trip(loop: CraftaxStudentLoop, tmp_path: Path) -> None:
+def test_checkpoint_round_trip(
+    loop: StudentLoop, trainer: CraftaxSlotTrainer, tmp_path: Path
+) -> None:
     loop.r_prev = 7.5
     loop.run_session(1)
     path = tmp_path / "checkpoint.msgpack"
     loop.save(path)
-    saved_params = jax.device_get(loop.runner.train.params)
-    saved = (loop.iteration, loop.r_prev, loop.target.generated)
-    saved_pool = {k: v.copy() for k, v in loop.target.pool.items()}
-    saved_rng = np.asarray(loop.runner.rng)
+    saved_params = jax.device_get(trainer.runner.train.params)
+    saved = (loop.iteration, loop.r_prev, trainer.target.generated)
+    saved_pool = {k: v.copy() for k, v in trainer.target.pool.items()}
+    saved_rng = np.asarray(trainer.runner.rng)
     loop.run_session(2)
-    traces = loop.trainer.trace_count
+    traces = trainer.ppo.trace_count
     loop.load(path)
-    assert (loop.iteration, loop.r_prev, loop.target.generated) == saved
+    assert (loop.iteration, loop.r_prev, trainer.target.generated) == saved
     for a, b in zip(
         jax.tree_util.tree_leaves(saved_params),
-        jax.tree_util.tree_leaves(loop.runner.train.params),
+        jax.tree_util.tree_leaves(trainer.runner.train.params),
         strict=True,
     ):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     for name, value in saved_pool.items():  # the refreshed pool is rebuilt from its counter
-        np.testing.assert_array_equal(loop.target.pool[name], value)
-    assert (np.asarray(loop.runner.starts)).all()  # every env restarts, GRU state zeroed
-    assert not np.asarray(loop.runner.hidden).any()
-    assert not np.array_equal(np.asarray(loop.runner.rng), saved_rng)  # restart drew a key
+        np.testing.assert_array_equal(trainer.target.pool[name], value)
+    assert (np.asarray(trainer.runner.starts)).all()  # every env restarts, GRU state zeroed
+    assert not np.asarray(trainer.runner.hidden).any()
+    assert not np.array_equal(np.asarray(trainer.runner.rng), saved_rng)  # restart drew a key
     loop.run_session(1)
-    assert loop.trainer.trace_count == traces  # resuming does not recompile the update
+    assert trainer.ppo.trace_count == traces  # resuming does not recompile the update
 
 
 def test_target_pool_rebuilds_after_refreshes() -> None:

@@ -13,7 +13,7 @@ from dicode.judges.candidates import enumerate_candidates
 from dicode.judges.llm_judge import LLMJudge
 from dicode.judges.metrics import PairTally, kendall_tau, score_pair, score_spread, top1_credit
 from dicode.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
-from dicode.teachers.llm_client import LLMClient, LLMConfig
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from dicode.testing.judge_responders import collapsed_responder, good_responder
 

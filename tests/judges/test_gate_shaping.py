@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from dicode.cli import app
 from dicode.domains.tetris.engine import EnvParams
 from dicode.judges.base import Placement
 from dicode.judges.benchmark import BenchmarkReport, BenchmarkSettings, benchmark, run_benchmark
@@ -20,9 +19,10 @@ from dicode.judges.gate import GateThresholds, JudgeRejected, admit
 from dicode.judges.llm_judge import LLMJudge
 from dicode.judges.reference import ConstantJudge, HeuristicJudge, normalised_bcts
 from dicode.judges.shaping import JudgeShapedEnv, ShapingConfig
-from dicode.teachers.llm_client import LLMClient, LLMConfig
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from dicode.testing.judge_responders import collapsed_responder
+from services.cli import app
 
 SETTINGS = BenchmarkSettings(states=10, candidates=4)
 

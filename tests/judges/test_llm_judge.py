@@ -15,7 +15,7 @@ from dicode.judges.base import Outcome, Placement
 from dicode.judges.benchmark import outcome_of
 from dicode.judges.candidates import enumerate_candidates
 from dicode.judges.llm_judge import LLMJudge
-from dicode.teachers.llm_client import LLMClient, LLMConfig
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from dicode.testing.judge_responders import boards_in, user_text
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from dicode.cli import app
 from dicode.domains.tetris.evaluate import evaluate
 from dicode.judges.candidates import bcts_action, enumerate_candidates
 from dicode.judges.player import Decision, LLMPlayer, PlayerSettings, evaluate_player
-from dicode.teachers.llm_client import LLMClient, LLMConfig
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from dicode.testing.judge_responders import user_text
+from services.cli import app
 
 
 def _board() -> np.ndarray:

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from dicode import domains
 from dicode.levels.sandbox import WORKER_SCRIPT, SandboxPool, isolation_problem
+
+TETRIS_BUILDER = domains.get("tetris").builder_module
 
 
 def require_bubblewrap() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dicode.cli import app
 from dicode.domains.craftax.seed_levels import seed_level_source
 from dicode.domains.tetris.seeds import SEED_LEVEL_DIR
+from services.cli import app
 
 HOSTILE_DIR = Path(__file__).resolve().parents[1] / "hostile_levels"
 runner = CliRunner()

@@ -17,14 +17,15 @@ from pathlib import Path
 import pytest
 
 from archive_db import ArchiveRepository
+from archive_db.kinds import GENERATOR_STAGE
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.sandbox import PROJECT_ROOT, UNSAFE_OPT_IN, WORKER_SCRIPT, SandboxPool
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE
-from services.generator.service import GENERATOR_STAGE, Generator
+from services.generator.service import Generator
 from tests.services.conftest import TINY, new_run
 
-from .helpers import require_bubblewrap, stray_workers
+from .helpers import TETRIS_BUILDER, require_bubblewrap
 
 LEVEL = seed_level_sources()["01_tetris_well"]
 NO_BWRAP_PATH = "/nonexistent-dicode-path"
@@ -36,24 +37,28 @@ def without_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(UNSAFE_OPT_IN, raising=False)
 
 
-def _worker_processes() -> list[str]:
+def _my_workers() -> list[int]:
+    """Sandbox worker processes this test process started (bubblewrap or the worker itself)."""
     found = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                continue
-            if str(WORKER_SCRIPT) in cmdline:
-                found.append(cmdline)
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            continue
+        if str(WORKER_SCRIPT) in cmdline and parent == os.getpid():
+            found.append(int(entry.name))
     return found
 
 
 def test_no_bubblewrap_no_worker_and_a_reason_with_the_fix(without_bubblewrap: None) -> None:
-    with SandboxPool(warm=2) as pool:
+    before = _my_workers()
+    with SandboxPool(TETRIS_BUILDER, warm=2) as pool:
         assert pool.unavailable is not None
         result = pool.build(LEVEL, pool_size=2)
-        assert pool.idle_pids() == [] and _worker_processes() == []
+        assert pool.idle_pids() == [] and _my_workers() == before
     assert result.unavailable and not result.ok and result.arrays is None
     message = str(result.error)
     assert "bubblewrap" in message and "apt-get install bubblewrap" in message
@@ -75,13 +80,11 @@ def test_a_bubblewrap_that_cannot_create_namespaces_is_refused(
 ) -> None:
     # Stands in for a host that forbids unprivileged user namespaces (what bwrap then prints).
     fake = tmp_path / "bwrap"
-    fake.write_text(
-        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
-    )
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv(UNSAFE_OPT_IN, raising=False)
-    with SandboxPool(warm=1) as pool:
+    with SandboxPool(TETRIS_BUILDER, warm=1) as pool:
         result = pool.build(LEVEL, pool_size=1)
     assert result.unavailable
     assert "cannot create its namespaces" in str(result.error)
@@ -97,7 +100,7 @@ def test_a_worker_that_cannot_set_its_rlimits_refuses_the_level() -> None:
         "import resource\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32))\n"
         "from dicode.levels.sandbox import SandboxPool\n"
-        "with SandboxPool(warm=1) as pool:\n"
+        f"with SandboxPool({TETRIS_BUILDER!r}, warm=1) as pool:\n"
         f"    result = pool.build({LEVEL!r}, pool_size=1)\n"
         "print(result.unavailable)\n"
         "print(result.error)\n"
@@ -119,7 +122,7 @@ def _dicode(*args: str, path: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != UNSAFE_OPT_IN}
     env["PATH"] = path
     return subprocess.run(
-        [sys.executable, "-m", "dicode.cli", *args],
+        [sys.executable, "-m", "services.cli", *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -152,6 +155,7 @@ def test_the_generator_stores_refused_attempts_with_their_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     require_bubblewrap()
+    before = _my_workers()
     repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
     run_id = new_run(repo)
     with Validator(pool_size=4, warm=1, rollouts=False) as validator:
@@ -167,7 +171,7 @@ def test_the_generator_stores_refused_attempts_with_their_code(
     for attempt in refused:
         assert attempt.verdict == "rejected" and attempt.code and "def build" in attempt.code
         assert attempt.error and "bubblewrap" in attempt.error
-    assert stray_workers() == []
+    assert _my_workers() == before  # the walled-off validator started no worker
     repo.close()
 
 

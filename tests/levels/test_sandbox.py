@@ -23,7 +23,7 @@ from dicode.levels.sandbox import (
     SandboxPool,
 )
 
-from .helpers import require_bubblewrap, stray_workers
+from .helpers import TETRIS_BUILDER, require_bubblewrap, stray_workers
 
 # Reaches the real os module without imports: only possible with the static policy bypassed,
 # which is exactly what these tests do to probe the process boundary itself.
@@ -39,7 +39,9 @@ GARBAGE_LEVEL = '"""Garbage."""\ndef build(level, rng):\n    level.garbage(5, ho
 @pytest.fixture(scope="module")
 def pool() -> Iterator[SandboxPool]:
     require_bubblewrap()
-    with SandboxPool(warm=2, limits=SandboxLimits(wall_seconds=4.0, cpu_seconds=2)) as pool:
+    with SandboxPool(
+        TETRIS_BUILDER, warm=2, limits=SandboxLimits(wall_seconds=4.0, cpu_seconds=2)
+    ) as pool:
         yield pool
 
 
@@ -112,7 +114,7 @@ def test_concurrent_builds_from_several_threads(pool: SandboxPool) -> None:
 
 
 def test_oversized_answers_are_refused() -> None:
-    with SandboxPool(warm=1, limits=SandboxLimits(answer_bytes=2_000)) as small:
+    with SandboxPool(TETRIS_BUILDER, warm=1, limits=SandboxLimits(answer_bytes=2_000)) as small:
         result = small.build(GARBAGE_LEVEL, pool_size=32)
     assert not result.ok
     assert "answer exceeded 2000 bytes" in str(result.error)
@@ -131,7 +133,7 @@ def test_the_opt_in_without_bubblewrap_keeps_seccomp_and_rlimits_with_a_loud_war
 ) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setenv(UNSAFE_OPT_IN, "1")
-    with SandboxPool(warm=1, limits=SandboxLimits(wall_seconds=4.0)) as plain:
+    with SandboxPool(TETRIS_BUILDER, warm=1, limits=SandboxLimits(wall_seconds=4.0)) as plain:
         assert NO_BWRAP_WARNING in caplog.text and not plain.isolated
         good = plain.build(GARBAGE_LEVEL, pool_size=2)
         forker = FIND_OS + "def build(level, rng):\n    find_os()['fork']()\n"
@@ -184,7 +186,7 @@ def test_workers_die_with_a_caller_that_is_killed(pool: SandboxPool) -> None:
     script = (
         "import sys, time\n"
         "from dicode.levels.sandbox import SandboxPool\n"
-        "pool = SandboxPool(warm=2)\n"
+        f"pool = SandboxPool({TETRIS_BUILDER!r}, warm=2)\n"
         "while len(pool.idle_pids()) < 2:\n"
         "    time.sleep(0.05)\n"
         "print(*pool.idle_pids(), flush=True)\n"

@@ -13,8 +13,8 @@ import uvicorn
 from archive_db import ArchiveRepository
 from dicode.archive.config import ArchiveConfig
 from dicode.levels.pipeline import Validator
-from dicode.student.config import PPOConfig
-from services.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
+from dicode.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
+from dicode.student.tetris.config import PPOConfig
 
 # Small enough to compile and train in seconds on 2 busy cores.
 TINY = RunSettings(
@@ -36,7 +36,7 @@ TINY = RunSettings(
         iterations_per_session=2,
         checkpoint_every=1,
     ),
-    evaluator=EvaluatorSettings(games=4, piece_cap=50, every_s=1.0),
+    evaluator=EvaluatorSettings(games=4, max_steps=50, every_s=1.0),
     archive=ArchiveConfig(active_capacity=20),
 )
 

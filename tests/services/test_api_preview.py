@@ -10,11 +10,13 @@ import httpx
 import pytest
 
 from archive_db import ArchiveRepository
+from archive_db.kinds import HUMAN_TEACHER
+from archive_db.recording import record_verdict
+from archive_db.records import NewLevel
 from dicode.domains.craftax.seed_levels import seed_level_source
 from dicode.domains.tetris.seeds import SEED_LEVEL_DIR
 from dicode.levels.pipeline import Validator
 from services.api.app import create_app
-from services.generator.service import HUMAN_TEACHER, record_verdict
 from tests.services.conftest import ServerThread
 
 LEVELS = {
@@ -35,6 +37,10 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client
         recorded = record_verdict(repo, run_id, domain, HUMAN_TEACHER, code, verdict, 0.0)
         assert recorded.level is not None, verdict.error
         level_ids[domain] = recorded.level.id
+    # Levels a renderer cannot draw: no bundle stored, and bytes that are no bundle.
+    for name, bundle in (("none", None), ("garbage", b"not an npz")):
+        level = NewLevel(domain="tetris", content_hash=name, teacher=HUMAN_TEACHER, bundle=bundle)
+        level_ids[name] = repo.insert_level(run_id, level).id
     repo.close()
     app = create_app(url)
     with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=60) as client:
@@ -62,3 +68,15 @@ def test_tetris_preview_and_errors(api: tuple[httpx.Client, dict[str, int]]) -> 
     assert client.get("/api/levels/999/preview").status_code == 404
     assert client.get(f"/api/levels/{ids['tetris']}/preview?instances=0").status_code == 422
     assert 'id="preview"' in client.get("/").text
+
+
+def test_undrawable_levels_answer_json_errors(api: tuple[httpx.Client, dict[str, int]]) -> None:
+    client, ids = api
+    for suffix in ("preview", "preview.png"):
+        missing = client.get(f"/api/levels/{ids['none']}/{suffix}")
+        assert missing.status_code == 404 and "no stored bundle" in missing.json()["detail"]
+        broken = client.get(f"/api/levels/{ids['garbage']}/{suffix}")
+        assert broken.status_code == 422 and broken.headers["content-type"] == "application/json"
+        assert broken.json()["detail"].startswith(f"level {ids['garbage']}:")
+    assert client.get(f"/api/levels/{ids['garbage']}").json()["bundle"]["error"]
+    assert client.get(f"/api/levels/{ids['none']}").json()["bundle"] is None

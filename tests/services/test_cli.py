@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from dicode.cli import app
+from services.cli import app
 
 
 def test_unknown_profile_is_refused(tmp_path: Path) -> None:
@@ -19,7 +19,7 @@ def test_unknown_profile_is_refused(tmp_path: Path) -> None:
 def test_resume_needs_an_existing_run(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", "--resume", "--runs-dir", str(tmp_path)])
     assert result.exit_code == 2
-    assert "no 'quick' run" in result.output
+    assert "no 'tetris-quick' run" in result.output
     named = CliRunner().invoke(
         app, ["run", "--resume", "--name", "ghost", "--runs-dir", str(tmp_path)]
     )

@@ -19,22 +19,15 @@ import ray
 from rich.console import Console
 
 from archive_db import ArchiveRepository
+from archive_db.kinds import SEED_TEACHER, SESSION_EVENT, TARGET_EVENT
 from dicode.archive.config import ArchiveConfig
+from dicode.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
 from dicode.student.curriculum import CurriculumConfig
 from services.api.app import create_app
 from services.embedded import _status, _summary, _table
 from services.generator.actor import GeneratorActor
-from services.generator.service import SEED_TEACHER
 from services.ray_env import start_local_ray
-from services.settings import (
-    CraftaxStudentSettings,
-    EvaluatorSettings,
-    GeneratorSettings,
-    RunSettings,
-)
 from services.student.actors import EvaluatorActor, StudentActor
-from services.student.sessions import SESSION_EVENT
-from services.student.target import TARGET_EVENT
 from tests.craftax.conftest import TINY
 from tests.services.conftest import ServerThread, wait_for
 
@@ -48,7 +41,7 @@ CRAFTAX = RunSettings(
     profile="test",
     domain="craftax",
     generator=GeneratorSettings(in_flight=1, max_untrained=100, pool_size=2, rollout_steps=20),
-    craftax=CraftaxStudentSettings(
+    student=StudentSettings(
         ppo=replace(TINY, num_slots=4, envs_per_slot=2),
         curriculum=CurriculumConfig(target_fraction=0.25),
         iterations_per_session=1,
@@ -109,7 +102,7 @@ def test_craftax_run_trains_generated_levels_and_evaluates_checkpoints(tmp_path:
     summary = _summary(repo, run_id, "craftax")
     assert summary["levels_trained"] >= len(children) + 7
     assert summary["generated_trained"] == len(children)
-    assert summary["env_steps"] == checkpoint.iteration * CRAFTAX.craftax.ppo.batch_size
+    assert summary["env_steps"] == checkpoint.iteration * CRAFTAX.student.ppo.batch_size
     assert summary["target_percent_of_max"][-1][0] == checkpoint.iteration
     console = Console(file=io.StringIO(), width=120)
     console.print(_table(view))

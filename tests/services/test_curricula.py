@@ -11,45 +11,41 @@ import pytest
 
 from archive_db import ArchiveRepository
 from dicode.levels.pipeline import Validator
-from dicode.student.train import CompiledStudent, read_curve
+from dicode.settings import EvaluatorSettings, StudentSettings
+from dicode.student.loop import read_curve
 from services.curricula import METHODS, MethodConfig, run_method
 from services.generator.service import Generator
 from tests.services.conftest import TINY, new_run
 
 TINY_METHODS = MethodConfig(
-    ppo=replace(TINY.student.ppo, num_slots=5),
+    domain="tetris",
+    student=StudentSettings(
+        replace(TINY.student.ppo, num_slots=5), iterations_per_session=1
+    ),
+    evaluator=EvaluatorSettings(games=2, max_steps=30),
     generator=TINY.generator,
-    iterations_per_session=1,
     levels_per_session=2,
     sfl_top_k=3,
-    eval_games=2,
-    eval_max_pieces=30,
     eval_points=1,
 )
 # Two sessions of one iteration: 5 slots x 4 envs x 8 steps = 160 steps each.
-STEPS = 2 * TINY_METHODS.ppo.batch_size
-
-
-@pytest.fixture(scope="module")
-def compiled() -> CompiledStudent:
-    """One compile for every method's run (they differ in levels only)."""
-    m = TINY_METHODS
-    return CompiledStudent.build(m.ppo, m.eval_games, m.eval_max_pieces)
+STEPS = 2 * TINY_METHODS.student.ppo.batch_size
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_each_method_trains_the_budget_and_leaves_a_curve(
-    method: str, tmp_path: Path, validator: Validator, compiled: CompiledStudent
+    method: str, tmp_path: Path, validator: Validator
 ) -> None:
-    result = run_method(method, STEPS, 0, tmp_path, TINY_METHODS, validator, compiled)
+    result = run_method(method, STEPS, 0, tmp_path, TINY_METHODS, validator)
 
     run_dir = tmp_path / f"{method}_s0"
     assert result.env_steps == STEPS
     curve = read_curve(run_dir / "curve.csv")
-    assert [p.env_steps for p in curve] == [0, STEPS] and (run_dir / "curve.png").is_file()
+    assert [p["env_steps"] for p in curve] == [0, STEPS] and (run_dir / "curve.png").is_file()
+    assert "target_mean_lines" in curve[-1]
     saved = json.loads((run_dir / "config.json").read_text())
     assert saved["method"] == method and saved["result"]["env_steps"] == STEPS
-    if method == "ppo":
+    if method == "target":
         assert result.attempts == 0 and not (run_dir / "archive.sqlite").exists()
         return
     # Two sessions, two attempts before each; the mutation teacher's children pass the sandbox.

@@ -1,5 +1,6 @@
-"""Run settings: every profile round-trips through the stored config, typos are refused, and an
-unknown (domain, profile) pair names the known ones — in the library and in `dicode run`."""
+"""Run settings: every profile of every world round-trips through the stored config, typos are
+refused, and an unknown (world, profile) pair names the known ones — in the library and in
+`dicode run`."""
 
 from __future__ import annotations
 
@@ -8,46 +9,46 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dicode.cli import app
-from services.settings import PROFILES, RunSettings, profile
+from dicode import domains
+from dicode.settings import RunSettings, profile
+from services.cli import app
+
+PAIRS = [(world, name) for world in domains.names() for name in domains.get(world).profiles()]
 
 
-@pytest.mark.parametrize("domain,name", [(d, n) for d, named in PROFILES.items() for n in named])
+@pytest.mark.parametrize("domain,name", PAIRS)
 def test_every_profile_round_trips(domain: str, name: str) -> None:
     settings = profile(name, domain=domain, seed=3)
     assert settings.domain == domain and settings.profile == name
-    assert settings.student.ppo.seed == settings.craftax.ppo.seed == 3
+    assert settings.seed == settings.student.ppo.seed == 3
     assert RunSettings.from_dict(settings.to_dict()) == settings
 
 
 def test_craftax_smoke_fits_two_cores() -> None:
     smoke = profile("smoke", domain="craftax")
-    assert smoke.craftax.ppo.num_envs <= 16 and smoke.craftax.ppo.layer_size <= 64
+    assert smoke.student.ppo.num_envs <= 16 and smoke.student.ppo.layer_size <= 64
     assert smoke.evaluator.games <= 8 and smoke.evaluator.max_steps <= 500
     assert smoke.generator.in_flight == 1
 
 
-def test_a_tetris_run_stored_before_craftax_settings_still_reads() -> None:
-    stored = PROFILES["tetris"]["quick"].to_dict()
-    del stored["craftax"]
-    evaluator = dict(stored["evaluator"])
-    del evaluator["max_steps"]
-    stored["evaluator"] = evaluator
-    assert RunSettings.from_dict(stored) == PROFILES["tetris"]["quick"]
+def test_a_tetris_run_stored_with_retired_bonus_keys_still_reads() -> None:
+    stored = profile("quick", domain="tetris").to_dict()
+    stored["student"]["ppo"] |= {"bonus_floor": 20.0, "bonus_scale": 2.0}
+    assert RunSettings.from_dict(stored) == profile("quick", domain="tetris")
 
 
 @pytest.mark.parametrize(
     "path",
     [
         ("typo",),
-        ("craftax", "typo"),
-        ("craftax", "ppo", "typo"),
         ("student", "typo"),
-        ("craftax", "curriculum", "typo"),
+        ("student", "ppo", "typo"),
+        ("student", "curriculum", "typo"),
+        ("evaluator", "typo"),
     ],
 )
 def test_unknown_keys_are_refused(path: tuple[str, ...]) -> None:
-    data = PROFILES["craftax"]["smoke"].to_dict()
+    data = profile("smoke", domain="craftax").to_dict()
     node = data
     for key in path[:-1]:
         node = node[key]
@@ -59,7 +60,7 @@ def test_unknown_keys_are_refused(path: tuple[str, ...]) -> None:
 def test_an_unknown_domain_profile_pair_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"'quick' for domain 'craftax'.*craftax/smoke"):
         profile("quick", domain="craftax")
-    with pytest.raises(ValueError, match=r"domain 'chess'.*tetris/quick"):
+    with pytest.raises(ValueError, match=r"unknown world 'chess'; known worlds: craftax"):
         profile("quick", domain="chess")
 
 

@@ -6,8 +6,8 @@ import jax
 import pytest
 
 from dicode.domains.tetris.schema import TetrisLevel, stack_levels, target_level
-from dicode.student.config import PPOConfig
-from dicode.student.ppo import Trainer
+from dicode.student.tetris.config import PPOConfig
+from dicode.student.tetris.ppo import Trainer
 
 TINY = PPOConfig(
     num_slots=2,

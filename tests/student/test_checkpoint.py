@@ -7,18 +7,24 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from dicode.student.train import StudentLoop
+from dicode.student.loop import StudentLoop
+from dicode.student.tetris.trainer import TetrisSlotTrainer
 from tests.student.conftest import TINY
+
+
+def _runner(loop: StudentLoop) -> object:
+    runner = loop.trainer.runner  # type: ignore[attr-defined]
+    return (runner.train.params, runner.train.opt_state, runner.rng, runner.env_state)
 
 
 def test_resume_from_checkpoint_continues_identically(tmp_path: Path) -> None:
     path = tmp_path / "student.msgpack"
-    first = StudentLoop(TINY)
+    first = StudentLoop(TetrisSlotTrainer(TINY, 2, 10))
     first.run_session(1)
     first.save(path)
     first.run_session(2)
 
-    resumed = StudentLoop(TINY)
+    resumed = StudentLoop(TetrisSlotTrainer(TINY, 2, 10))
     resumed.load(path)
     assert resumed.iteration == 1
     resumed.run_session(2)
@@ -27,8 +33,7 @@ def test_resume_from_checkpoint_continues_identically(tmp_path: Path) -> None:
     assert resumed.r_prev == first.r_prev
     same = jax.tree_util.tree_map(
         lambda a, b: bool(np.array_equal(np.asarray(a), np.asarray(b))),
-        (first.runner.train.params, first.runner.train.opt_state, first.runner.rng),
-        (resumed.runner.train.params, resumed.runner.train.opt_state, resumed.runner.rng),
+        _runner(first),
+        _runner(resumed),
     )
     assert all(jax.tree_util.tree_leaves(same))
-    assert resumed.np_rng.integers(1 << 30) == first.np_rng.integers(1 << 30)

@@ -9,20 +9,19 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dicode.archive.status import learnability
 from dicode.domains.tetris.schema import stack_levels, target_level
 from dicode.student.curriculum import (
     TARGET,
     CurriculumConfig,
     CurriculumState,
-    build_slots,
-    level_outcomes,
     num_target_slots,
     plan_learnable,
     plan_slots,
     plan_uniform,
-    replay_scores,
 )
-from dicode.student.ppo import SlotStats
+from dicode.student.tally import SlotStats, slot_tallies, sum_by_level
+from dicode.student.tetris.trainer import build_slots
 
 
 def test_a_fifth_of_the_slots_play_the_target_game() -> None:
@@ -98,7 +97,7 @@ def test_build_slots_stacks_fixed_shapes_whatever_the_pool_sizes() -> None:
     board[0, :5] = 1
     small = stack_levels([dataclasses.replace(target_level(), board=jnp.asarray(board))])
     big = stack_levels([target_level()] * 5)
-    slots = build_slots([TARGET, 3, 4], {3: small, 4: big}, stack_levels([target_level()]), 3)
+    slots = build_slots([stack_levels([target_level()]), small, big], 3)
     assert slots.board.shape == (3, 3, 20, 10)
     assert int(slots.board[1].sum()) == 3 * 5 and int(slots.board[0].sum()) == 0
 
@@ -108,13 +107,14 @@ def test_outcomes_are_summed_per_level_and_scored_by_learnability() -> None:
         episodes=np.array([4, 2, 6]),
         successes=np.array([0, 1, 3]),
         return_sum=np.array([40.0, 10.0, 30.0]),
-        lines_sum=np.array([8, 0, 0]),
-        length_sum=np.array([100, 10, 30]),
+        sums={"lines": np.array([8, 0, 0]), "length": np.array([100, 10, 30])},
     )
-    out = level_outcomes([TARGET, 9, 9], stats)
+    out = sum_by_level([TARGET, 9, 9], slot_tallies(stats))
     assert out[TARGET].mean_return == 10.0 and out[TARGET].success_rate == 0.0
+    assert out[TARGET].means() == {"mean_lines": 2.0, "mean_length": 25.0}
     assert out[9].episodes == 8 and out[9].successes == 4 and out[9].success_rate == 0.5
-    assert replay_scores(out) == {9: 0.25}
+    assert out[9].sums == {"lines": 0.0, "length": 40.0}
+    assert learnability(out[9].success_rate) == 0.25
 
 
 def test_domain_randomisation_draws_distinct_levels_uniformly() -> None:

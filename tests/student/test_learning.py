@@ -8,9 +8,10 @@ import pytest
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
 from dicode.domains.tetris.heuristics import make_policy
-from dicode.student.config import PPOConfig
-from dicode.student.evaluate import evaluate_greedy, make_greedy_evaluator
-from dicode.student.train import StudentLoop
+from dicode.student.loop import StudentLoop
+from dicode.student.tetris.config import PPOConfig
+from dicode.student.tetris.evaluate import evaluate_greedy, make_greedy_evaluator
+from dicode.student.tetris.trainer import TetrisSlotTrainer
 
 GAMES, CAP, SEED = 10, 300, 7  # not the protocol's evaluation seed
 
@@ -18,11 +19,12 @@ GAMES, CAP, SEED = 10, 300, 7  # not the protocol's evaluation seed
 @pytest.mark.slow
 def test_short_training_clears_more_lines_than_random_play() -> None:
     config = PPOConfig(envs_per_slot=32, num_steps=32, hidden=16, num_minibatches=4, seed=3)
-    loop = StudentLoop(config)
+    trainer = TetrisSlotTrainer(config)
+    loop = StudentLoop(trainer)
     for _ in range(25):  # 25.6k pieces
         loop.run_session(1)
     trained = evaluate_greedy(
-        make_greedy_evaluator(loop.trainer.network, GAMES, CAP, SEED), loop.runner.train.params
+        make_greedy_evaluator(trainer.ppo.network, GAMES, CAP, SEED), trainer.runner.train.params
     )
     random = play(make_policy("random"), EnvParams(), GAMES, CAP, SEED)
     random_lines = np.asarray(random.lines)

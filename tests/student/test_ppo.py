@@ -6,12 +6,12 @@ import dataclasses
 
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 from dicode.domains.tetris.schema import TetrisLevel, target_level
-from dicode.student.evaluate import make_greedy_evaluator
-from dicode.student.ppo import Trainer, completion_bonus
-from dicode.student.train import CompiledStudent, StudentLoop
+from dicode.student.bonus import completion_bonus
+from dicode.student.loop import StudentLoop
+from dicode.student.tetris.ppo import Trainer
+from dicode.student.tetris.trainer import TetrisSlotTrainer, compiled_student
 from tests.student.conftest import TINY, pool_of, slots_of
 
 
@@ -44,32 +44,26 @@ def test_compile_count_stays_flat_across_slot_swaps(
     assert int(runner.iteration) == len(swaps)
 
 
-def test_loops_sharing_a_compiled_student_compile_once(tiny_trainer: Trainer) -> None:
-    evaluator = make_greedy_evaluator(tiny_trainer.network, 2, 10)
-    compiled = CompiledStudent(tiny_trainer, evaluator, eval_games=2, eval_max_pieces=10)
-    before = tiny_trainer.trace_count
-    for seed in (0, 1):  # another seed, another runner: the same compiled iteration
-        loop = StudentLoop(
-            dataclasses.replace(TINY, seed=seed),
-            eval_games=2,
-            eval_max_pieces=10,
-            compiled=compiled,
-        )
+def test_trainers_of_one_configuration_share_one_compile() -> None:
+    """Runs that differ only in seed reuse one compiled update (the update never reads it)."""
+    compiled = compiled_student(TINY, 2, 10)
+    loops = [
+        StudentLoop(TetrisSlotTrainer(dataclasses.replace(TINY, seed=seed), 2, 10))
+        for seed in (0, 1)
+    ]
+    assert all(loop.trainer.ppo is compiled.ppo for loop in loops)  # type: ignore[attr-defined]
+    before = compiled.ppo.trace_count
+    for loop in loops:
         loop.run_session(1)
-    assert tiny_trainer.trace_count - before <= 1  # 0 when an earlier test compiled it
-    with pytest.raises(ValueError, match="another configuration"):
-        StudentLoop(
-            dataclasses.replace(TINY, hidden=16),
-            eval_games=2,
-            eval_max_pieces=10,
-            compiled=compiled,
-        )
+    assert compiled.ppo.trace_count - before <= 1  # 0 when an earlier test compiled it
+    other = TetrisSlotTrainer(dataclasses.replace(TINY, hidden=16), 2, 10)
+    assert other.ppo is not compiled.ppo
 
 
 def test_completion_bonus_is_max_of_floor_and_scaled_previous_return() -> None:
     success = jnp.array([True, False, True])
-    assert np.allclose(completion_bonus(success, jnp.float32(0.0), TINY), [20.0, 0.0, 20.0])
-    assert np.allclose(completion_bonus(success, jnp.float32(50.0), TINY), [100.0, 0.0, 100.0])
+    assert np.allclose(completion_bonus(success, jnp.float32(0.0)), [20.0, 0.0, 20.0])
+    assert np.allclose(completion_bonus(success, jnp.float32(50.0)), [100.0, 0.0, 100.0])
 
 
 def test_bonus_paid_in_training_changes_with_r_prev(tiny_trainer: Trainer) -> None:

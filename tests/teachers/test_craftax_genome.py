@@ -12,10 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicode.domains.craftax.catalog import ACHIEVEMENT_NAMES, MOB_KINDS
-from dicode.domains.craftax.rules import RULES
-from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
-from dicode.teachers.base import MutationInstruction
-from dicode.teachers.craftax_genome import (
+from dicode.domains.craftax.genome import (
     ALL_ACHIEVEMENTS,
     ATTRIBUTES,
     ITEMS,
@@ -30,7 +27,7 @@ from dicode.teachers.craftax_genome import (
     read_genome,
     write_level,
 )
-from dicode.teachers.craftax_genome_edits import (
+from dicode.domains.craftax.genome_edits import (
     EASY_GOAL,
     HARDER_DIRECTION,
     MAX_FLOOR,
@@ -40,7 +37,10 @@ from dicode.teachers.craftax_genome_edits import (
     mutate,
     operators_for,
 )
-from dicode.teachers.craftax_goals import goal_possible
+from dicode.domains.craftax.goals import goal_possible
+from dicode.domains.craftax.rules import RULES
+from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
+from dicode.teachers.base import MutationInstruction
 
 HARDER, VARY, EASIER = (
     MutationInstruction.HARDER,

@@ -12,6 +12,7 @@ from dicode.domains.craftax.builder import CraftaxLevel
 from dicode.domains.craftax.rules import RULES
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.levels.verdict import Verdict
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers.base import (
     ExampleLevel,
     MutationInstruction,
@@ -20,12 +21,11 @@ from dicode.teachers.base import (
     TeacherRequest,
     TeacherResult,
 )
-from dicode.teachers.cli import level_description
-from dicode.teachers.llm_client import LLMClient, LLMConfig
 from dicode.teachers.llm_teacher import LLMTeacher, LLMTeacherSettings
 from dicode.teachers.prompts import load_prompts, render_system_prompt
 from dicode.teachers.validation import SandboxValidate, sandbox_validator
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
+from services.teach_cli import level_description
 
 DESCRIPTION = {
     "reasoning": "The student collects wood reliably; ask for the table and a pickaxe next.",

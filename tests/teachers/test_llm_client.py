@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dicode.teachers.llm_client import (
+from dicode.llm.client import (
     ChatResult,
     LLMClient,
     LLMConfig,

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers.base import (
     ExampleLevel,
     MutationInstruction,
@@ -20,7 +21,6 @@ from dicode.teachers.base import (
     TeacherResult,
     Validate,
 )
-from dicode.teachers.llm_client import LLMClient, LLMConfig
 from dicode.teachers.llm_teacher import LLMTeacher, LLMTeacherSettings
 from dicode.teachers.prompts import load_prompts, render_system_prompt
 from dicode.teachers.validation import sandbox_validator

@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicode.domains.tetris.builder import BOARD_WIDTH, PIECE_NAMES
-from dicode.teachers.base import MutationInstruction
-from dicode.teachers.genome import (
+from dicode.domains.tetris.genome import (
     GarbageBlock,
     Genome,
     Well,
@@ -24,7 +23,7 @@ from dicode.teachers.genome import (
     read_genome,
     write_level,
 )
-from dicode.teachers.genome_edits import (
+from dicode.domains.tetris.genome_edits import (
     MAX_CELL_ROW,
     MUTATION_MAX_HOLES,
     MUTATION_MAX_STACK_ROWS,
@@ -34,6 +33,7 @@ from dicode.teachers.genome_edits import (
     operators_for,
     tighten_goal,
 )
+from dicode.teachers.base import MutationInstruction
 
 # (module code, set-up code) pairs a parent may carry verbatim.
 KEPT_CODE = [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dicode.cli import app
+from dicode.domains.tetris.genome import read_genome, write_level
 from dicode.levels.pipeline import Validator
 from dicode.teachers.base import (
     MutationInstruction,
@@ -21,9 +21,9 @@ from dicode.teachers.base import (
     TeacherResult,
     VerdictLike,
 )
-from dicode.teachers.genome import read_genome, write_level
 from dicode.teachers.mutation import MutationTeacher
 from dicode.teachers.registry import TeacherContext, make_teacher
+from services.cli import app
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "dicode" / "domains" / "tetris" / "seed_levels"
 SEEDS = sorted(p for p in SEED_DIR.glob("*.py") if not p.name.startswith("_"))
@@ -150,7 +150,7 @@ def test_a_broken_validator_is_recorded_not_raised() -> None:
 def test_the_registry_builds_the_mutation_teacher(validator: Validator) -> None:
     teacher = make_teacher("mutation", TeacherContext("tetris", validator.validate, seed=4))
     assert isinstance(teacher, MutationTeacher) and teacher.seed == 4
-    with pytest.raises(ValueError, match="knows craftax, tetris, not 'chess'"):
+    with pytest.raises(ValueError, match=r"unknown world 'chess'; known worlds: .*tetris"):
         make_teacher("mutation", TeacherContext("chess", validator.validate))
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers import make_teacher, teacher_names
 from dicode.teachers.base import (
     ExampleLevel,
@@ -19,7 +20,6 @@ from dicode.teachers.base import (
     instruction_for_status,
 )
 from dicode.teachers.examples import ExampleRetriever, lexical_similar
-from dicode.teachers.llm_client import LLMClient, LLMConfig
 from dicode.teachers.prompts import PromptError, PromptTemplate, load_prompts
 from dicode.teachers.registry import TeacherContext
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply

@@ -9,8 +9,8 @@ import numpy as np
 from PIL import Image
 from typer.testing import CliRunner
 
-from dicode.cli import app
 from dicode.domains.tetris.render import ascii_board, save_png
+from services.cli import app
 
 runner = CliRunner()
 

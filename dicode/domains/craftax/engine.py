@@ -24,8 +24,8 @@ multipliers, goals and the completion bonus — compiled once for a whole run.
 * **Reward.** Craftax's reward (new achievements weighted 1/3/5/8, + 0.1·Δhealth). Pool
   worlds carry the achievements their start implies as already unlocked, so those earn
   nothing. On success (all goal achievements unlocked; never for an empty goal) the step
-  adds the completion bonus ``max(d, k·r_prev)`` (d = 20, k = 2), with ``r_prev`` the
-  previous target-game mean return passed in as data, and the episode ends.
+  adds the completion bonus (``dicode.student.bonus``: ``max(d, k·r_prev)``, d = 20, k = 2),
+  with ``r_prev`` the previous target-game mean return passed in as data, and the episode ends.
 * **Observation.** Craftax's symbolic observation (8268) followed by the goal multi-hot (67).
 """
 
@@ -71,9 +71,8 @@ from dicode.domains.craftax.bundle import CraftaxBundle, resize_pool
 from dicode.domains.craftax.catalog import MOB_CLASSES, NUM_ACHIEVEMENTS
 from dicode.domains.craftax.rules import RULE_NAMES
 from dicode.domains.craftax.state_codec import arrays_to_state
+from dicode.student.bonus import completion_bonus
 
-BONUS_FLOOR = 20.0  # d
-BONUS_SCALE = 2.0  # k
 OBS_SIZE = 8268 + NUM_ACHIEVEMENTS
 NUM_ACTIONS = len(Action)
 # Finished envs are reset in scatter batches of max(8, N/16) rows.
@@ -323,7 +322,7 @@ def step(
     env, reward = jax.vmap(one)(jax.random.split(step_key, num_envs), state.env, action, rules)
     has_goal = goal.any(axis=1)
     success = has_goal & jnp.all(env.achievements | ~goal, axis=1)
-    bonus = jnp.where(success, jnp.maximum(BONUS_FLOOR, BONUS_SCALE * r_prev), 0.0)
+    bonus = completion_bonus(success, r_prev)
     game_over = jax.vmap(lambda s: is_game_over(s, params, static_params))(env)
     done = game_over | success
     info = {"success": success, "bonus": bonus, "achievements": env.achievements}

@@ -23,7 +23,9 @@ from dicode.domains.craftax.catalog import (
     MOB_CLASSES,
     MOB_KINDS,
 )
+from dicode.domains.craftax.level_checks import pool_to_bundle
 from dicode.domains.craftax.rules import RULE_NAMES
+from dicode.levels.bundle import LevelBundle
 
 # One character per block type; none is reused by the overlays below.
 BLOCK_GLYPHS: dict[str, str] = {
@@ -252,3 +254,18 @@ def floor_image(bundle: CraftaxBundle, instance: int = 0, cell: int = 8) -> Imag
         outline=(255, 255, 255),
     )
     return image
+
+
+def pool_text(bundle: LevelBundle, count: int) -> str:
+    """Goal and rules once, then each instance's player block and map crop."""
+    # pool_to_bundle re-checks the stored arrays, so the renderer can index them safely.
+    level = pool_to_bundle(bundle.pool)
+    parts = ["\n".join([*level_header(level), bundle.identity_line()])]
+    for index in range(count):
+        parts.append(f"#{index}\n" + render_instance_text(level, index))
+    return "\n\n".join(parts)
+
+
+def pool_image(bundle: LevelBundle, index: int, cell: int) -> Image.Image:
+    """Instance ``index``'s floor as flat colours."""
+    return floor_image(pool_to_bundle(bundle.pool), index, max(cell // 2, 2))

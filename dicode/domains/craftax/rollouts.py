@@ -9,25 +9,15 @@ health).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from dicode.domains.base import Pool, RolloutReport
 from dicode.domains.craftax import engine
-from dicode.domains.craftax.bundle import CraftaxBundle
-
-
-@dataclass(frozen=True)
-class RolloutStats:
-    """What random play over a pool found (first episode per instance)."""
-
-    random_success: float
-    random_return: float
-    random_length: float
-    problem: str | None
+from dicode.domains.craftax.level_checks import pool_to_bundle
 
 
 def _play(steps: int) -> Any:
@@ -72,17 +62,19 @@ class CraftaxRollouts:
         self._play = _play(steps)
         self._r_prev = jnp.float32(r_prev)
 
-    def evaluate(self, bundle: CraftaxBundle, seed: int) -> RolloutStats:
-        """Play the first episode of every instance of ``bundle``'s pool."""
+    def evaluate(self, pool: Pool, seed: int) -> RolloutReport:
+        """Play the first episode of every instance of the pool. (A goal that holds at reset
+        was already refused by ``pool_to_bundle`` in the schema stage.)"""
+        bundle = pool_to_bundle(pool)
         slots = engine.make_slots([bundle], bundle.pool_size)
         stats = jax.device_get(self._play(jax.random.PRNGKey(seed), slots, self._r_prev))
         problem = None
         if not np.all(stats["finite"]):
             bad = int(np.flatnonzero(~stats["finite"])[0])
             problem = f"instance {bad}: playing produced a non-finite reward or health"
-        return RolloutStats(
-            random_success=float(np.mean(stats["success"])),
-            random_return=float(np.mean(stats["ret"])),
-            random_length=float(np.mean(stats["length"])),
-            problem=problem,
-        )
+        difficulty = {
+            "random_success": float(np.mean(stats["success"])),
+            "random_return": float(np.mean(stats["ret"])),
+            "random_length": float(np.mean(stats["length"])),
+        }
+        return RolloutReport(solved_at_reset=0, difficulty=difficulty, problem=problem)

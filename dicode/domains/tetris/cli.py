@@ -44,7 +44,7 @@ def _evaluate_llm(
 
     from dicode.judges.player import LLMPlayer, PlayerSettings, evaluate_player
     from dicode.judges.prompts import structured_form
-    from dicode.teachers.llm_client import LLMClient, LLMConfig
+    from dicode.llm.client import LLMClient, LLMConfig
 
     try:
         form = structured_form(structured)

@@ -9,6 +9,7 @@ from PIL import Image, ImageDraw
 
 from dicode.domains.tetris.engine import EnvState
 from dicode.domains.tetris.schema import PIECE_NAMES
+from dicode.levels.bundle import LevelBundle
 
 FILLED, EMPTY, MARKED = "#", ".", "@"
 
@@ -60,3 +61,42 @@ def save_png(board: np.ndarray, path: str | Path, cell: int = 24) -> Path:
     target = Path(path)
     board_image(board, cell).save(target, format="PNG")
     return target
+
+
+GAP = "   "
+
+
+def _goal_text(goal: dict[str, int]) -> str:
+    lines, pieces = goal.get("lines", 0), goal.get("pieces", 0)
+    if lines and pieces:
+        return f"clear {lines} lines within {pieces} pieces"
+    if lines:
+        return f"clear {lines} lines"
+    if pieces:
+        return f"survive {pieces} pieces"
+    return "standard game (no goal)"
+
+
+def _supply_text(weights: np.ndarray, sequence: np.ndarray) -> str:
+    mix = " ".join(f"{name}:{w:.2f}" for name, w in zip(PIECE_NAMES, weights, strict=True) if w)
+    fixed = "".join(PIECE_NAMES[int(p)] for p in sequence if p >= 0)
+    return f"pieces {mix}" + (f"; first {fixed}" if fixed else "")
+
+
+def pool_text(bundle: LevelBundle, count: int) -> str:
+    """Goal, the pool's size, each instance's piece supply, then the boards side by side."""
+    header = [f"goal: {_goal_text(bundle.goal)}", bundle.identity_line()]
+    blocks = []
+    for index in range(count):
+        instance = bundle.instance(index)
+        board_lines = ascii_board(instance["board"]).splitlines()
+        title = f"#{index}".ljust(len(board_lines[0]))
+        blocks.append([title, *board_lines])
+        header.append(f"#{index}: {_supply_text(instance['piece_weights'], instance['sequence'])}")
+    rows = [GAP.join(block[i] for block in blocks) for i in range(len(blocks[0]))]
+    return "\n".join(header) + "\n\n" + "\n".join(rows)
+
+
+def pool_image(bundle: LevelBundle, index: int, cell: int) -> Image.Image:
+    """Instance ``index``'s start board."""
+    return board_image(bundle.instance(index)["board"], cell)

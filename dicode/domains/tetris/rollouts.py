@@ -20,10 +20,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from dicode.domains.base import RolloutReport
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.heuristics import make_policy
 from dicode.domains.tetris.schema import TetrisLevel
-from dicode.levels.pipeline import RolloutReport
 
 HEURISTIC = "dellacherie"
 

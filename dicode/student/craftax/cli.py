@@ -7,12 +7,13 @@ import math
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from dicode.settings import parse_overrides
 from dicode.student.craftax.config import (
     EVAL_ENVS,
     EVAL_MAX_STEPS,
@@ -34,12 +35,10 @@ CONFIG_FILE, CHECKPOINT_FILE = "config.json", "checkpoint.msgpack"
 
 def config_for(steps: int, seed: int, overrides: list[str] | None) -> CraftaxPPOConfig:
     """Defaults + ``KEY=JSON`` overrides; unless overridden, the lr schedule spans ``steps``."""
-    values: dict[str, Any] = {}
-    for item in overrides or []:
-        key, _, value = item.partition("=")
-        if key not in CraftaxPPOConfig.__dataclass_fields__:
-            raise typer.BadParameter(f"unknown config key {key!r}")
-        values[key] = json.loads(value)
+    try:
+        values = parse_overrides(CraftaxPPOConfig, overrides)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--set") from None
     config = CraftaxPPOConfig(seed=seed, **values)
     if "num_iterations" not in values:
         config = replace(config, num_iterations=max(1, math.ceil(steps / config.batch_size)))
@@ -64,12 +63,13 @@ def train_command(
     resume: Annotated[bool, typer.Option(help="continue from OUT/checkpoint.msgpack")] = False,
 ) -> None:
     """Target-only PPO-RNN on Craftax-Symbolic; evaluation on the real game."""
-    from dicode.student.craftax.train import CraftaxStudentLoop, train, write_curve
+    from dicode.student.craftax.trainer import CraftaxSlotTrainer
+    from dicode.student.loop import StudentLoop, train, write_curve
 
     config = config_for(steps, seed, set_)
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG_FILE).write_text(json.dumps(config.to_dict(), indent=2))
-    loop = CraftaxStudentLoop(config, eval_envs=eval_envs, eval_max_steps=eval_max_steps)
+    loop = StudentLoop(CraftaxSlotTrainer(config, eval_envs, eval_max_steps))
     checkpoint = out / CHECKPOINT_FILE
     if resume and checkpoint.exists():
         loop.load(checkpoint)
@@ -77,12 +77,12 @@ def train_command(
     curve = train(loop, steps, eval_every_steps=eval_every, checkpoint=checkpoint)
     # A resumed run rewrites the curve from its resume point on.
     write_curve(curve, out / "curve.csv")
-    last = curve[-1]
+    last, figures = curve[-1], curve[-1].target
     typer.echo(
         f"{last.env_steps} steps, {last.train_seconds:.0f} s training "
         f"({time.perf_counter() - started:.0f} s wall incl. compile/eval): "
-        f"{last.percent_of_max:.2f} % of max (return {last.mean_return:.2f} ± "
-        f"{last.std_return:.2f})"
+        f"{figures['percent_of_max']:.2f} % of max (return {figures['mean_return']:.2f} ± "
+        f"{figures['std_return']:.2f})"
     )
 
 
@@ -96,17 +96,16 @@ def eval_command(
     show_all: Annotated[bool, typer.Option("--all", help="list all 67 achievements")] = False,
 ) -> None:
     """Play the real Craftax game with a trained policy; print return, % of max, achievements."""
-    import jax
-
-    from dicode.student.craftax.checkpoint import load_checkpoint
+    from dicode.student.checkpoint import load_checkpoint
     from dicode.student.craftax.evaluate import CraftaxEvaluator
     from dicode.student.craftax.ppo import Trainer
+    from dicode.student.craftax.trainer import checkpoint_template
 
     config = CraftaxPPOConfig(**json.loads((checkpoint.parent / CONFIG_FILE).read_text()))
-    trainer = Trainer(config)
-    train, _, _, _ = load_checkpoint(checkpoint, trainer.init_train(jax.random.PRNGKey(0)))
-    evaluator = CraftaxEvaluator(trainer.network, envs, max_steps, seed, greedy)
-    print_result(evaluator(train.params), show_all)
+    ppo = Trainer(config)
+    state, _ = load_checkpoint(checkpoint, checkpoint_template(ppo, config.seed))
+    evaluator = CraftaxEvaluator(ppo.network, envs, max_steps, seed, greedy)
+    print_result(evaluator(state.train.params), show_all)
 
 
 def print_result(result: EvalResult, show_all: bool = False) -> None:

@@ -9,8 +9,9 @@ entropy 0.01, value 0.5, grad-norm 1.0 and 512-wide layers. Scaled here to a 2-c
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+
+from dicode.student.layout import SlotLayout
 
 # Evaluation protocol defaults (``evaluate.py``): games, step cap per game, key.
 EVAL_ENVS = 64
@@ -19,7 +20,7 @@ EVAL_SEED = 0
 
 
 @dataclass(frozen=True)
-class CraftaxPPOConfig:
+class CraftaxPPOConfig(SlotLayout):
     """Everything that shapes the compiled rollout-and-update; frozen so it can key a jit."""
 
     # --- layout: S level slots x E environments each -------------------------------------
@@ -53,14 +54,3 @@ class CraftaxPPOConfig:
         if not 0 <= self.target_refresh <= self.pool_size:
             raise ValueError("target_refresh must be in [0, pool_size]")
 
-    @property
-    def num_envs(self) -> int:
-        return self.num_slots * self.envs_per_slot
-
-    @property
-    def batch_size(self) -> int:
-        return self.num_envs * self.num_steps
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict, for recording the run's configuration."""
-        return asdict(self)

@@ -44,7 +44,8 @@ class EvalResult:
 
     @property
     def std_return(self) -> float:
-        return float(self.returns.std())
+        """Sample standard deviation over the games (0 for a single game)."""
+        return float(self.returns.std(ddof=1)) if self.returns.size > 1 else 0.0
 
     @property
     def percent_of_max(self) -> float:

@@ -7,34 +7,13 @@ and separate actor and critic MLP heads on the GRU output.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, cast
 
 import flax.linen as nn
 import jax.numpy as jnp
 import numpy as np
 
-
-class ResettingGRU(nn.Module):
-    """A GRU scanned over the leading (time) axis; ``resets[t]`` zeroes the state first."""
-
-    features: int
-
-    @functools.partial(
-        nn.scan,
-        variable_broadcast="params",
-        split_rngs={"params": False},
-        in_axes=0,
-        out_axes=0,
-    )
-    @nn.compact
-    def __call__(
-        self, hidden: jnp.ndarray, inputs: tuple[jnp.ndarray, jnp.ndarray]
-    ) -> tuple[jnp.ndarray, jnp.ndarray]:
-        x, reset = inputs
-        hidden = jnp.where(reset[:, None], 0.0, hidden)
-        hidden, out = nn.GRUCell(features=self.features)(hidden, x)
-        return hidden, out
+from dicode.student.recurrent import ResettingGRU
 
 
 class ActorCriticGRU(nn.Module):

@@ -26,6 +26,8 @@ from dicode.domains.craftax import engine
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.networks import ActorCriticGRU, apply_policy
 from dicode.student.gae import gae
+from dicode.student.recurrent import sequence_update
+from dicode.student.tally import SlotStats, env_slots, slot_stats
 
 
 @flax.struct.dataclass
@@ -43,16 +45,6 @@ class RunnerState:
     iteration: jnp.ndarray  # () int32
 
 
-@flax.struct.dataclass
-class SlotStats:
-    """Per-slot outcomes of the episodes that finished during one iteration."""
-
-    episodes: jnp.ndarray  # (S,) finished episodes
-    successes: jnp.ndarray  # (S,) finished with the level's goal met
-    return_sum: jnp.ndarray  # (S,) summed Craftax return (completion bonus excluded)
-    length_sum: jnp.ndarray  # (S,) summed episode lengths
-
-
 class _Step(flax.struct.PyTreeNode):
     obs: jnp.ndarray
     start: jnp.ndarray  # the GRU resets before reading this observation
@@ -63,9 +55,6 @@ class _Step(flax.struct.PyTreeNode):
     done: jnp.ndarray  # the episode ended with this step
 
 
-def env_slots(config: CraftaxPPOConfig) -> jnp.ndarray:
-    """Slot of every env: E consecutive envs per slot."""
-    return jnp.repeat(jnp.arange(config.num_slots, dtype=jnp.int32), config.envs_per_slot)
 
 
 @dataclass
@@ -120,7 +109,8 @@ class Trainer:
         self, rng: jax.Array, slots: engine.LevelSlots
     ) -> tuple[jax.Array, dict[str, Any]]:
         rng, k_reset = jax.random.split(rng)
-        obs, env = self._reset(k_reset, slots, env_slots(self.config))
+        c = self.config
+        obs, env = self._reset(k_reset, slots, env_slots(c.num_slots, c.envs_per_slot))
         n = self.config.num_envs
         return rng, {
             "env": env,
@@ -187,17 +177,10 @@ class Trainer:
             runner.train, first_hidden, traj, advantages, targets, rng
         )
 
-        def per_slot(x: jnp.ndarray) -> jnp.ndarray:
-            return jax.ops.segment_sum(x.sum(0), slot_of_env, num_segments=c.num_slots)
-
         done_f, success_f, return_f, length_f, bonus_f = finished
         losses["bonus_sum"] = bonus_f.sum()
-        stats = SlotStats(
-            episodes=per_slot(done_f.astype(jnp.int32)),
-            successes=per_slot(success_f.astype(jnp.int32)),
-            return_sum=per_slot(return_f),
-            length_sum=per_slot(length_f),
-        )
+        sums = {"length": length_f}
+        stats = slot_stats(slot_of_env, c.num_slots, done_f, success_f, return_f, sums)
         new_runner = RunnerState(
             train=train,
             env=env_state,
@@ -220,50 +203,12 @@ class Trainer:
         targets: jnp.ndarray,
         rng: jnp.ndarray,
     ) -> tuple[TrainState, jnp.ndarray, dict[str, jnp.ndarray]]:
-        """PPO epochs; minibatches are groups of whole env sequences (the GRU replays them)."""
-        c = self.config
-        envs_per_batch = c.num_envs // c.num_minibatches
+        """PPO epochs over whole env sequences (``dicode.student.recurrent``)."""
 
-        def loss_fn(params: Any, batch: tuple) -> tuple[jnp.ndarray, dict[str, jnp.ndarray]]:
-            hidden, step, adv, target = batch
+        def replay(params: Any, hidden: jnp.ndarray, step: Any) -> tuple[jnp.ndarray, jnp.ndarray]:
             _, logits, value = apply_policy(self.network, params, hidden, step.obs, step.start)
-            logp_all = jax.nn.log_softmax(logits)
-            log_prob = jnp.take_along_axis(logp_all, step.action[..., None], -1)[..., 0]
-            ratio = jnp.exp(log_prob - step.log_prob)
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            pg = -jnp.minimum(
-                ratio * adv, jnp.clip(ratio, 1 - c.clip_eps, 1 + c.clip_eps) * adv
-            ).mean()
-            clipped = step.value + jnp.clip(value - step.value, -c.clip_eps, c.clip_eps)
-            v_loss = 0.5 * jnp.maximum((value - target) ** 2, (clipped - target) ** 2).mean()
-            entropy = -jnp.sum(jnp.exp(logp_all) * logp_all, axis=-1).mean()
-            total = pg + c.vf_coef * v_loss - c.ent_coef * entropy
-            return total, {"policy_loss": pg, "value_loss": v_loss, "entropy": entropy}
+            return logits, value
 
-        def epoch(carry: tuple, _: Any) -> tuple[tuple, dict[str, jnp.ndarray]]:
-            train, rng = carry
-            rng, k_perm = jax.random.split(rng)
-            perm = jax.random.permutation(k_perm, c.num_envs)
-
-            def split_envs(x: jnp.ndarray, env_axis: int) -> jnp.ndarray:
-                x = jnp.take(x, perm, axis=env_axis)
-                lead, rest = x.shape[:env_axis], x.shape[env_axis + 1 :]
-                x = x.reshape((*lead, c.num_minibatches, envs_per_batch, *rest))
-                return jnp.moveaxis(x, env_axis, 0)
-
-            batches = (
-                split_envs(first_hidden, 0),
-                jax.tree_util.tree_map(lambda x: split_envs(x, 1), traj),
-                split_envs(advantages, 1),
-                split_envs(targets, 1),
-            )
-
-            def minibatch(train: TrainState, batch: tuple) -> tuple[TrainState, dict]:
-                grads, aux = jax.grad(loss_fn, has_aux=True)(train.params, batch)
-                return train.apply_gradients(grads=grads), aux
-
-            train, aux = jax.lax.scan(minibatch, train, batches)
-            return (train, rng), aux
-
-        (train, rng), aux = jax.lax.scan(epoch, (train, rng), None, c.update_epochs)
-        return train, rng, jax.tree_util.tree_map(jnp.mean, aux)
+        return sequence_update(
+            train, first_hidden, traj, advantages, targets, rng, self.config, replay
+        )

@@ -1,0 +1,15 @@
+"""The archive's own errors: what a caller can catch and turn into an answer."""
+
+from __future__ import annotations
+
+
+class ArchiveError(Exception):
+    """Base class of the archive's own errors."""
+
+
+class NotFoundError(ArchiveError, LookupError):
+    """A run, level or other record that was asked for does not exist."""
+
+
+class InvalidRecordError(ArchiveError, ValueError):
+    """A record handed to the archive is inconsistent (the message says how)."""

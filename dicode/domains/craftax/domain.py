@@ -1,0 +1,153 @@
+"""The Craftax world as one object: everything the rest of the system needs of it.
+
+Levels edit worlds made by Craftax's own generator (blocks, mobs, floor, inventory, stats) and
+set bounded rule multipliers and a goal (a subset of the 67 achievements); the student is
+PPO-RNN over the pool engine; the target is the real Craftax-Symbolic game, scored in % of the
+maximum return (docs/craftax.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from dicode.archive.config import ArchiveConfig
+from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
+from dicode.domains.craftax import level_checks
+from dicode.domains.craftax.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
+from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
+from dicode.levels.sandbox import SandboxLimits
+from dicode.settings import (
+    EvaluatorSettings,
+    GeneratorSettings,
+    RunSettings,
+    StudentSettings,
+    config_from,
+)
+from dicode.student.craftax.config import CraftaxPPOConfig
+from dicode.student.curriculum import CurriculumConfig
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from dicode.levels.bundle import LevelBundle
+    from dicode.student.loop import SlotTrainer
+    from dicode.teachers.genome_base import GenomeCodec
+
+# Craftax on 2 CPU cores, to check the whole loop: 4 slots (the target + 3 levels, so the 7 seed
+# levels are trained within 3 sessions and generated ones soon after) x 4 envs, a narrow GRU,
+# short sessions, an 8-game evaluation capped at 500 steps, one generation attempt in flight.
+_SMOKE_PPO = CraftaxPPOConfig(
+    num_slots=4,
+    envs_per_slot=4,
+    pool_size=16,
+    num_steps=32,
+    num_minibatches=2,
+    update_epochs=2,
+    layer_size=64,
+    seed=0,
+)
+_PROFILES = {
+    "smoke": RunSettings(
+        profile="smoke",
+        domain="craftax",
+        generator=GeneratorSettings(in_flight=1, max_untrained=4, pool_size=4),
+        student=StudentSettings(
+            ppo=_SMOKE_PPO,
+            curriculum=CurriculumConfig(target_fraction=0.25),
+            iterations_per_session=2,
+            checkpoint_every=5,  # sessions take ~1 s once compiled
+        ),
+        evaluator=EvaluatorSettings(games=8, max_steps=500, every_s=15.0),
+        archive=ArchiveConfig(active_capacity=20),
+    ),
+}
+
+
+class CraftaxDomain:
+    """The :class:`~dicode.domains.base.Domain` of Craftax."""
+
+    name = "craftax"
+    builder_module = "dicode.domains.craftax.builder"
+    builder_version = BUILDER_VERSION
+    # A Craftax world is ~0.27 MB: a pool of 32 needs a larger answer and more memory.
+    sandbox_limits = SandboxLimits(
+        wall_seconds=20.0, memory_bytes=1024 * 2**20, answer_bytes=64 * 2**20
+    )
+    target_metrics = ("percent_of_max", "mean_return")
+    headline_label = "target % of max"
+
+    def builder_api_docs(self) -> str:
+        return builder_api_docs()
+
+    def prompt_facts(self) -> dict[str, str]:
+        return prompt_facts()
+
+    def seed_sources(self) -> dict[str, str]:
+        return {name: seed_level_source(name) for name in SEED_LEVEL_NAMES}
+
+    def target_source(self) -> str:
+        return seed_level_source("target_game")
+
+    def base_worlds(self, seed: int, count: int) -> Pool | None:
+        from dicode.domains.craftax.state_codec import generate_base_worlds  # JAX, parent only
+
+        return generate_base_worlds(seed, count)
+
+    def check_pool(self, pool: Pool) -> dict[str, int]:
+        return level_checks.check_pool(pool)
+
+    def rules_of(self, pool: Pool) -> dict[str, float]:
+        return level_checks.rules_of(pool)
+
+    def impossible_goal(self, pool: Pool) -> str | None:
+        return level_checks.impossible_goal(pool)
+
+    def make_rollouts(self, steps: int) -> RolloutEvaluator:
+        from dicode.domains.craftax.rollouts import CraftaxRollouts
+
+        return CraftaxRollouts(steps=steps)
+
+    def render_text(self, bundle: LevelBundle, count: int) -> str:
+        from dicode.domains.craftax.render import pool_text
+
+        return pool_text(bundle, count)
+
+    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
+        from dicode.domains.craftax.render import pool_image
+
+        return pool_image(bundle, index, cell)
+
+    def genome(self) -> GenomeCodec:
+        from dicode.domains.craftax import genome, genome_edits
+        from dicode.teachers.genome_base import GenomeCodec
+
+        return GenomeCodec(
+            genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
+            fallback="the unmodified game (every achievement as goal)",
+        )  # fmt: skip
+
+    def profiles(self) -> Mapping[str, RunSettings]:
+        return _PROFILES
+
+    def ppo_config(self, values: Mapping[str, Any]) -> CraftaxPPOConfig:
+        config: CraftaxPPOConfig = config_from(CraftaxPPOConfig, dict(values))
+        return config
+
+    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
+        from dicode.student.craftax.trainer import CraftaxSlotTrainer
+
+        return CraftaxSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
+
+    def decode_pool(self, bundle: LevelBundle) -> Any:
+        return level_checks.pool_to_bundle(bundle.pool)  # re-checked: stored data is data
+
+    def make_target_protocol(
+        self, student: StudentSettings, evaluator: EvaluatorSettings
+    ) -> TargetProtocol:
+        from dicode.student.craftax.trainer import CraftaxTargetProtocol
+
+        return CraftaxTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+
+
+DOMAIN = CraftaxDomain()

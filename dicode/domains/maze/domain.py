@@ -1,0 +1,178 @@
+"""The maze world as one object: everything the rest of the system needs of it.
+
+Levels write walls, start and goal of a 13×13 grid maze through a builder; the engine is a
+partially observed maze (5×5 egocentric view, left/right/forward, reward ``1 − 0.9·t/T`` at
+the goal, T = 250); the student is PPO with a GRU; the target game is domain randomisation
+(25 random walls, random start and goal) and the target protocol the zero-shot solve rate on a
+fixed set of hand-designed held-out mazes (docs/maze.md). JAX is imported only inside the
+methods that need it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from dicode.archive.config import ArchiveConfig
+from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
+from dicode.domains.maze import level_checks
+from dicode.domains.maze.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
+from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES, seed_level_source
+from dicode.settings import (
+    EvaluatorSettings,
+    GeneratorSettings,
+    RunSettings,
+    StudentSettings,
+    config_from,
+)
+from dicode.student.curriculum import CurriculumConfig
+from dicode.student.maze.config import MazePPOConfig
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from dicode.levels.bundle import LevelBundle
+    from dicode.student.loop import SlotTrainer
+    from dicode.teachers.genome_base import GenomeCodec
+
+# The whole loop on 2 CPU cores: 4 slots (the target + 3 levels, so the 10 seed levels are
+# trained within 4 sessions and generated ones soon after) x 32 envs x 64 steps, a small
+# network; an iteration takes ~0.3 s here once compiled (~15 s), so a session of 4 iterations
+# is ~1 s and a checkpoint every 10 sessions; 4 episodes per held-out maze every 30 s.
+_QUICK_PPO = MazePPOConfig(
+    num_slots=4,
+    envs_per_slot=32,
+    pool_size=32,
+    target_refresh=8,
+    num_steps=64,
+    num_minibatches=4,
+    update_epochs=4,
+    embed_size=64,
+    hidden_size=64,
+    seed=0,
+)
+# Larger, for learning curves on a CPU: 2 slots x 64 envs x 128 steps.
+_TRAIN_PPO = MazePPOConfig(num_slots=2, envs_per_slot=64, pool_size=64, seed=0)
+_PROFILES = {
+    "quick": RunSettings(
+        profile="quick",
+        domain="maze",
+        generator=GeneratorSettings(in_flight=1, max_untrained=8, pool_size=8),
+        student=StudentSettings(
+            ppo=_QUICK_PPO,
+            curriculum=CurriculumConfig(target_fraction=0.25),
+            iterations_per_session=4,
+            checkpoint_every=10,
+        ),
+        evaluator=EvaluatorSettings(games=4, max_steps=250, every_s=30.0),
+        archive=ArchiveConfig(active_capacity=50),
+    ),
+    "cpu": RunSettings(
+        profile="cpu",
+        domain="maze",
+        generator=GeneratorSettings(in_flight=1, max_untrained=8, pool_size=16),
+        student=StudentSettings(
+            ppo=_TRAIN_PPO,
+            curriculum=CurriculumConfig(target_fraction=0.5),
+            iterations_per_session=2,
+            checkpoint_every=20,
+        ),
+        evaluator=EvaluatorSettings(games=10, max_steps=250, every_s=60.0),
+        archive=ArchiveConfig(active_capacity=100),
+    ),
+    "llm": RunSettings(
+        profile="llm",
+        domain="maze",
+        generator=GeneratorSettings(teacher="llm", in_flight=4, max_untrained=16, pool_size=8),
+        student=StudentSettings(
+            ppo=_QUICK_PPO,
+            curriculum=CurriculumConfig(target_fraction=0.25),
+            checkpoint_every=10,
+        ),
+        evaluator=EvaluatorSettings(games=4, max_steps=250, every_s=60.0),
+    ),
+}
+
+
+class MazeDomain:
+    """The :class:`~dicode.domains.base.Domain` of the grid maze."""
+
+    name = "maze"
+    builder_module = "dicode.domains.maze.builder"
+    builder_version = BUILDER_VERSION
+    sandbox_limits = None  # a maze instance is 179 numbers: the sandbox's defaults suffice
+    target_metrics = ("solve_rate", "mean_return")
+    headline_label = "held-out solve rate"
+
+    def builder_api_docs(self) -> str:
+        return builder_api_docs()
+
+    def prompt_facts(self) -> dict[str, str]:
+        return prompt_facts()
+
+    def seed_sources(self) -> dict[str, str]:
+        return {name: seed_level_source(name) for name in SEED_LEVEL_NAMES}
+
+    def target_source(self) -> str:
+        return seed_level_source("target_game")
+
+    def base_worlds(self, seed: int, count: int) -> Pool | None:
+        return None  # maze levels build from an empty grid
+
+    def check_pool(self, pool: Pool) -> dict[str, int]:
+        return level_checks.check_pool(pool)
+
+    def rules_of(self, pool: Pool) -> dict[str, float]:
+        return {}
+
+    def impossible_goal(self, pool: Pool) -> str | None:
+        return level_checks.impossible_goal(pool)
+
+    def make_rollouts(self, steps: int) -> RolloutEvaluator:
+        from dicode.domains.maze.rollouts import MazeRollouts
+
+        return MazeRollouts(steps=steps)
+
+    def render_text(self, bundle: LevelBundle, count: int) -> str:
+        from dicode.domains.maze.render import pool_text
+
+        return pool_text(bundle, count)
+
+    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
+        from dicode.domains.maze.render import pool_image
+
+        return pool_image(bundle, index, cell)
+
+    def genome(self) -> GenomeCodec:
+        from dicode.domains.maze import genome, genome_edits
+        from dicode.teachers.genome_base import GenomeCodec
+
+        return GenomeCodec(
+            genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
+            fallback="the target game (25 random walls, a random start and goal)",
+        )  # fmt: skip
+
+    def profiles(self) -> Mapping[str, RunSettings]:
+        return _PROFILES
+
+    def ppo_config(self, values: Mapping[str, Any]) -> MazePPOConfig:
+        config: MazePPOConfig = config_from(MazePPOConfig, dict(values))
+        return config
+
+    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
+        from dicode.student.maze.trainer import MazeSlotTrainer
+
+        return MazeSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
+
+    def decode_pool(self, bundle: LevelBundle) -> Any:
+        return level_checks.decode(bundle.pool)  # re-checked: stored data is data
+
+    def make_target_protocol(
+        self, student: StudentSettings, evaluator: EvaluatorSettings
+    ) -> TargetProtocol:
+        from dicode.student.maze.trainer import MazeTargetProtocol
+
+        return MazeTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+
+
+DOMAIN = MazeDomain()

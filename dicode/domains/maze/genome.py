@@ -1,0 +1,394 @@
+"""A typed genome of maze levels: read level code without running it, write it back.
+
+The mutation teacher edits levels through this genome. ``read_genome`` reads a level module
+with :mod:`ast` only — level code is untrusted and is never imported or executed here. The
+grammar covers ``build(level, rng)`` bodies made of the builder's calls (``wall``, ``clear``,
+``line``, ``corridor``, ``room``, ``fill``, ``clear_area``, ``walls_from``, ``start``,
+``random_start``, ``goal``, ``random_goal``, ``random_walls``) whose arguments are literals,
+names bound by simple constant assignments, or integer arithmetic on ``for`` loop variables
+over ``range(...)`` or literal tuples; ``if`` statements whose test is a literal expression.
+The deterministic wall calls are replayed on a real ``MazeLevel`` (so the genome sees exactly
+the walls the sandbox would build); ``random_walls`` must come after every wall, start and goal
+call (the walls it draws depend on them). Anything else — using ``rng``, reading the maze back
+(``is_wall``, ``path_length``), helpers, ``while`` — is outside the grammar, and the reader
+falls back to :func:`default_genome` (the target game, keeping the level's docstring) and says
+why.
+
+``write_level`` writes a genome as readable level code: the docstring, then ``build`` with one
+``walls_from`` picture, the start, the goal and the random walls.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from dicode.domains.maze.builder import MAX_RANDOM_WALLS, LevelBuildError, MazeLevel
+from dicode.domains.maze.grid import (
+    DIRECTIONS,
+    SIZE,
+    Cell,
+    dead_ends,
+    free_neighbour_counts,
+    inside,
+    path_length,
+    picture,
+)
+from dicode.teachers.genome_base import GenomeReading, read_with_fallback
+from dicode.teachers.level_source import (
+    GenomeError,
+    SourceLines,
+    Value,
+    as_integer,
+    assign,
+    clean_text,
+    evaluate,
+    is_docstring,
+    read_module,
+    write_module,
+)
+
+# The reader gives up on loops that would unroll into more builder calls or steps than this.
+MAX_UNROLLED_CALLS = 2000
+MAX_LOOP_STEPS = 10_000
+#: The target game's random walls (the fallback genome).
+DR_WALLS = 25
+
+Start = tuple[int, int, str]  # (row, col, direction)
+
+
+@dataclass(frozen=True)
+class Genome:
+    """Everything the mutation teacher can edit in a maze level.
+
+    ``walls``: the explicit wall cells (sorted). ``start`` (row, col, direction) and ``goal``
+    (row, col) are ``None`` when drawn at random per instance. ``random_walls``: walls drawn at
+    random per instance after the explicit ones, start and goal (the builder keeps a fixed
+    start and goal connected). ``module_code``: module-level statements (imports, constants)
+    kept verbatim from the parent.
+    """
+
+    description: str
+    walls: tuple[Cell, ...] = ()
+    start: Start | None = None
+    goal: Cell | None = None
+    random_walls: int = 0
+    module_code: str = ""
+
+    def normalized(self) -> Genome:
+        """One spelling per level: walls sorted without repeats, the docstring cleaned."""
+        return replace(
+            self,
+            description=clean_text(self.description),
+            walls=tuple(sorted(set(self.walls))),
+        )
+
+    def wall_array(self) -> np.ndarray:
+        """The explicit walls as a (13, 13) bool array."""
+        grid = np.zeros((SIZE, SIZE), bool)
+        for r, c in self.walls:
+            grid[r, c] = True
+        return grid
+
+    @property
+    def start_cell(self) -> Cell | None:
+        return None if self.start is None else (self.start[0], self.start[1])
+
+    def shortest_path(self) -> int | None:
+        """Moves from the fixed start to the fixed goal over the explicit walls (None when an
+        end is random or the goal is cut off)."""
+        if self.start_cell is None or self.goal is None:
+            return None
+        return path_length(self.wall_array(), self.start_cell, self.goal)
+
+
+def default_genome(description: str | None = None) -> Genome:
+    """The target game: ``DR_WALLS`` random walls, random start and goal."""
+    text = description or (
+        "The target game: 25 walls on random cells, a random start and a random reachable goal."
+    )
+    return Genome(description=clean_text(text), random_walls=DR_WALLS)
+
+
+def read_genome(source: str) -> GenomeReading[Genome]:
+    """Read a level's genome and report whether the genome grammar covered all of it."""
+    return read_with_fallback(source, _read_module, default_genome)
+
+
+def parse_level(source: str) -> Genome:
+    """The level's genome (the fallback when the code is outside the grammar)."""
+    return read_genome(source).genome
+
+
+def write_level(genome: Genome) -> str:
+    """Write a genome as a level module following the maze level contract."""
+    g = genome.normalized()
+    body: list[str] = []
+    if g.walls:
+        body += ["level.walls_from(", '    """']
+        body += [f"    {row}" for row in picture(g.wall_array())]
+        body += ['    """', ")"]
+    if g.start is not None:
+        body.append(f'level.start({g.start[0]}, {g.start[1]}, "{g.start[2]}")')
+    if g.goal is not None:
+        body.append(f"level.goal({g.goal[0]}, {g.goal[1]})")
+    if g.random_walls:
+        body.append(f"level.random_walls({g.random_walls})")
+    if not body:
+        body.append("pass  # an empty room; the start and the goal are drawn at random")
+    return write_module(g.description, g.module_code, body)
+
+
+def check_bounds(genome: Genome) -> None:
+    """Raise :class:`GenomeError` naming the first field outside the builder's bounds."""
+    g = genome
+    for r, c in g.walls:
+        if not inside(r, c):
+            raise GenomeError(f"wall ({r}, {c}) is outside the {SIZE}x{SIZE} grid")
+    if g.start is not None:
+        r, c, direction = g.start
+        if not inside(r, c) or direction not in DIRECTIONS:
+            raise GenomeError(f"start {g.start} needs a cell of the grid and a direction")
+    if g.goal is not None and not inside(*g.goal):
+        raise GenomeError(f"goal {g.goal} is outside the grid")
+    if not 0 <= g.random_walls <= MAX_RANDOM_WALLS:
+        raise GenomeError(f"random walls {g.random_walls} outside 0..{MAX_RANDOM_WALLS}")
+
+
+def solvable(genome: Genome) -> bool:
+    """Does every instance the genome builds have a reachable goal?
+
+    Fixed ends must lie on free, distinct cells. With both ends fixed the explicit walls must
+    connect them (random walls never cut them apart); with one fixed end it needs a free
+    neighbour (random walls leave it one, and the random end is drawn in its region); with
+    none, a free cell with a free neighbour must remain.
+    """
+    g = genome
+    walls = g.wall_array()
+    ends = [cell for cell in (g.start_cell, g.goal) if cell is not None]
+    if any(walls[cell] for cell in ends):
+        return False
+    if len(ends) == 2:
+        return ends[0] != ends[1] and path_length(walls, ends[0], ends[1]) is not None
+    if len(ends) == 1:
+        return bool(free_neighbour_counts(walls)[ends[0]] > 0)
+    free = int((~walls).sum())
+    return free - g.random_walls >= 2 and bool(
+        ((~walls) & (free_neighbour_counts(walls) > 0)).any()
+    )
+
+
+def describe(genome: Genome) -> str:
+    """One plain-English paragraph saying what the level is."""
+    g = genome.normalized()
+    walls = len(g.walls)
+    parts = [
+        f"A {SIZE}x{SIZE} maze with {walls} wall{'s' if walls != 1 else ''} "
+        f"({100 * walls / SIZE**2:.0f}% of the cells)"
+        + (f" and {g.random_walls} more on random cells in every instance." if g.random_walls
+           else ".")
+    ]  # fmt: skip
+    if g.start is None:
+        parts.append("The agent starts on a random cell facing a random direction;")
+    else:
+        parts.append(f"The agent starts at {g.start[:2]} facing {g.start[2]};")
+    if g.goal is None:
+        parts.append("the goal is on a random cell it can reach.")
+    else:
+        parts.append(f"the goal is at {g.goal}.")
+    length = g.shortest_path()
+    if length is not None:
+        extra = " (before the random walls)" if g.random_walls else ""
+        parts.append(f"Shortest path: {length} moves{extra}.")
+    if g.walls:
+        parts.append(f"Dead ends: {dead_ends(g.wall_array())}.")
+    return " ".join(parts)
+
+
+# --- the reader ----------------------------------------------------------------------------
+
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "wall": ("row", "col"),
+    "clear": ("row", "col"),
+    "line": ("row0", "col0", "row1", "col1"),
+    "corridor": ("row0", "col0", "row1", "col1"),
+    "room": ("top", "left", "bottom", "right"),
+    "fill": ("top", "left", "bottom", "right"),
+    "clear_area": ("top", "left", "bottom", "right"),
+    "walls_from": ("picture",),
+    "start": ("row", "col", "direction"),
+    "random_start": (),
+    "goal": ("row", "col"),
+    "random_goal": (),
+    "random_walls": ("count",),
+}
+_BUILDER_CONSTANTS: dict[str, Value] = {"size": SIZE}
+
+
+@dataclass
+class _Trace:
+    """What the modelled builder calls did: a real builder replays the deterministic ones."""
+
+    level: MazeLevel = field(default_factory=lambda: MazeLevel(np.random.default_rng(0)))
+    random_walls: int = 0
+    calls: int = 0
+    loop_steps: int = 0
+
+
+@dataclass
+class _Scope:
+    env: dict[str, Value]
+    level: str
+    rng: str
+
+    def check_target(self, name: str, where: str) -> None:
+        if name in (self.level, self.rng):
+            raise GenomeError(f"{where}: {name} is rebound")
+
+
+def _read_module(tree: ast.Module, source: SourceLines) -> Genome:
+    module = read_module(tree, source)
+    body = module.build.body
+    if body and is_docstring(body[0]):
+        body = body[1:]
+    trace = _Trace()
+    _run_block(body, _Scope(dict(module.env), module.level, module.rng), trace)
+    level = trace.level
+    walls = tuple((int(r), int(c)) for r, c in np.argwhere(level._walls))  # the replayed walls
+    start = None if level._start is None else (
+        level._start[0], level._start[1], DIRECTIONS[level._start[2]]
+    )  # fmt: skip
+    genome = Genome(
+        description=module.docstring,
+        walls=walls,
+        start=start,
+        goal=level._goal,
+        random_walls=trace.random_walls,
+        module_code="\n\n".join(module.kept),
+    )
+    check_bounds(genome)
+    return genome.normalized()
+
+
+def _run_block(body: list[ast.stmt], scope: _Scope, trace: _Trace) -> None:
+    for node in body:
+        where = f"line {node.lineno}"
+        if isinstance(node, ast.Pass) or is_docstring(node):
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    scope.check_target(target.id, where)
+            assign(node, scope.env, where, scope.level, _BUILDER_CONSTANTS)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            _builder_call(node.value, scope, trace, where)
+        elif isinstance(node, ast.For) and not node.orelse:
+            names = _loop_targets(node.target, where)
+            for name in names:
+                scope.check_target(name, where)
+            for values in _iteration_values(node.iter, scope, where, len(names)):
+                trace.loop_steps += 1
+                if trace.loop_steps > MAX_LOOP_STEPS:
+                    raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
+                scope.env.update(zip(names, values, strict=True))
+                _run_block(node.body, scope, trace)
+        elif isinstance(node, ast.If):
+            test = evaluate(node.test, scope.env, where, scope.level, _BUILDER_CONSTANTS)
+            _run_block(node.body if test else node.orelse, scope, trace)
+        else:
+            raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
+
+
+def _loop_targets(target: ast.expr, where: str) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        return [e.id for e in target.elts if isinstance(e, ast.Name)]
+    raise GenomeError(f"{where}: loop targets must be names")
+
+
+def _iteration_values(
+    node: ast.expr, scope: _Scope, where: str, arity: int
+) -> Iterable[tuple[int, ...]]:
+    env = scope.env
+
+    def integer(expr: ast.expr, what: str) -> int:
+        value = evaluate(expr, env, where, scope.level, _BUILDER_CONSTANTS)
+        return as_integer(value, what, where)
+
+    if isinstance(node, ast.Tuple | ast.List):
+        values: list[tuple[int, ...]] = []
+        for element in node.elts:
+            if arity == 1:
+                values.append((integer(element, "loop value"),))
+            elif isinstance(element, ast.Tuple) and len(element.elts) == arity:
+                values.append(tuple(integer(e, "loop value") for e in element.elts))
+            else:
+                raise GenomeError(f"{where}: loop values must be tuples of {arity} numbers")
+        return values
+    if (
+        arity == 1
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and "range" not in env
+        and not node.keywords
+        and 1 <= len(node.args) <= 3
+    ):
+        args = [integer(a, "range argument") for a in node.args]
+        if len(args) == 3 and args[2] == 0:
+            raise GenomeError(f"{where}: range step 0")
+        steps = range(*args)
+        if len(steps) > MAX_UNROLLED_CALLS:
+            raise GenomeError(f"{where}: loop of {len(steps)} steps is too long to unroll")
+        return [(value,) for value in steps]
+    raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
+
+
+def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == scope.level
+        and func.attr in _SIGNATURES
+    ):
+        raise GenomeError(f"{where}: call {ast.unparse(func)!r} is outside the genome grammar")
+    method = func.attr
+    params = _SIGNATURES[method]
+    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+        raise GenomeError(f"{where}: too many arguments to level.{method}")
+    args: dict[str, Value] = {}
+    for name, arg in zip(params, call.args, strict=False):
+        args[name] = evaluate(arg, scope.env, where, scope.level, _BUILDER_CONSTANTS)
+    for keyword in call.keywords:
+        if keyword.arg not in params or keyword.arg in args:
+            raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
+        args[keyword.arg] = evaluate(
+            keyword.value, scope.env, where, scope.level, _BUILDER_CONSTANTS
+        )
+    trace.calls += 1
+    if trace.calls > MAX_UNROLLED_CALLS:
+        raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")
+    if method == "random_walls":
+        count = as_integer(args.get("count"), "count", where)
+        if not 0 <= count <= MAX_RANDOM_WALLS:
+            raise GenomeError(
+                f"{where}: level.random_walls count {count} outside 0..{MAX_RANDOM_WALLS}"
+            )
+        trace.random_walls = min(MAX_RANDOM_WALLS, trace.random_walls + count)
+        return
+    if trace.random_walls:
+        raise GenomeError(
+            f"{where}: level.{method} after level.random_walls depends on the random walls "
+            "(outside the genome grammar)"
+        )
+    try:
+        getattr(trace.level, method)(**args)
+    except LevelBuildError as exc:
+        raise GenomeError(f"{where}: {exc}") from None
+    except TypeError as exc:  # a required argument is missing
+        raise GenomeError(f"{where}: level.{method}: {exc}") from None

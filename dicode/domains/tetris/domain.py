@@ -1,0 +1,148 @@
+"""The Tetris world as one object: everything the rest of the system needs of it.
+
+Levels edit the start of a standard 10×20 game (cells, garbage, wells, piece weights or a fixed
+sequence, a goal of lines within N pieces or survival); the student scores afterstates over all
+162 placements; the target is the standard game, scored in lines per game (docs/tetris.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from dicode.archive.config import ArchiveConfig
+from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
+from dicode.domains.tetris import level_checks
+from dicode.domains.tetris.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
+from dicode.domains.tetris.seeds import TARGET_LEVEL_FILE, seed_level_sources
+from dicode.settings import (
+    EvaluatorSettings,
+    GeneratorSettings,
+    RunSettings,
+    StudentSettings,
+    config_from,
+)
+from dicode.student.tetris.config import PPOConfig
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from dicode.levels.bundle import LevelBundle
+    from dicode.student.loop import SlotTrainer
+    from dicode.teachers.genome_base import GenomeCodec
+
+# A student small enough for 2 CPU cores: 5 slots (1 target + 4 levels) x 16 environments.
+_QUICK_PPO = PPOConfig(
+    num_slots=5, envs_per_slot=16, pool_size=8, num_steps=32, train_piece_cap=500, seed=0
+)
+_PROFILES = {
+    "quick": RunSettings(
+        profile="quick",
+        domain="tetris",
+        student=StudentSettings(ppo=_QUICK_PPO),
+        evaluator=EvaluatorSettings(games=20, max_steps=500, every_s=45.0),
+        archive=ArchiveConfig(active_capacity=100),
+    ),
+    "llm": RunSettings(
+        profile="llm",
+        domain="tetris",
+        generator=GeneratorSettings(teacher="llm", in_flight=4, max_untrained=16),
+        student=StudentSettings(ppo=_QUICK_PPO),
+        evaluator=EvaluatorSettings(games=20, max_steps=1000, every_s=60.0),
+    ),
+}
+# Stored by runs before the completion bonus had one config for every world.
+_RETIRED_PPO_KEYS = ("bonus_floor", "bonus_scale")
+
+
+class TetrisDomain:
+    """The :class:`~dicode.domains.base.Domain` of Tetris."""
+
+    name = "tetris"
+    builder_module = "dicode.domains.tetris.builder"
+    builder_version = BUILDER_VERSION
+    sandbox_limits = None
+    target_metrics = ("mean_lines", "mean_pieces")
+    headline_label = "target lines"
+
+    def builder_api_docs(self) -> str:
+        return builder_api_docs()
+
+    def prompt_facts(self) -> dict[str, str]:
+        return prompt_facts()
+
+    def seed_sources(self) -> dict[str, str]:
+        return seed_level_sources()
+
+    def target_source(self) -> str:
+        return TARGET_LEVEL_FILE.read_text(encoding="utf-8")
+
+    def base_worlds(self, seed: int, count: int) -> Pool | None:
+        return None  # Tetris levels build their boards from scratch
+
+    def check_pool(self, pool: Pool) -> dict[str, int]:
+        return level_checks.check_pool(pool)
+
+    def rules_of(self, pool: Pool) -> dict[str, float]:
+        return {}
+
+    def impossible_goal(self, pool: Pool) -> str | None:
+        return level_checks.impossible_goal(pool)
+
+    def make_rollouts(self, steps: int) -> RolloutEvaluator:
+        from dicode.domains.tetris.rollouts import TetrisRollouts
+
+        return TetrisRollouts(steps=steps)
+
+    def render_text(self, bundle: LevelBundle, count: int) -> str:
+        from dicode.domains.tetris.render import pool_text
+
+        return pool_text(bundle, count)
+
+    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
+        from dicode.domains.tetris.render import pool_image
+
+        return pool_image(bundle, index, cell)
+
+    def genome(self) -> GenomeCodec:
+        from dicode.domains.tetris import genome, genome_edits
+        from dicode.teachers.genome_base import GenomeCodec
+
+        return GenomeCodec(
+            genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
+            fallback="the standard game",
+        )  # fmt: skip
+
+    def profiles(self) -> Mapping[str, RunSettings]:
+        return _PROFILES
+
+    def ppo_config(self, values: Mapping[str, Any]) -> PPOConfig:
+        kept = {k: v for k, v in values.items() if k not in _RETIRED_PPO_KEYS}
+        config: PPOConfig = config_from(PPOConfig, kept)
+        return config
+
+    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
+        from dicode.student.tetris.trainer import TetrisSlotTrainer
+
+        return TetrisSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
+
+    def decode_pool(self, bundle: LevelBundle) -> Any:
+        import jax.numpy as jnp
+
+        from dicode.domains.tetris.schema import TetrisLevel
+
+        names = TetrisLevel.__dataclass_fields__
+        missing = set(names) - set(bundle.pool)
+        if missing:
+            raise ValueError(f"the level's pool lacks {sorted(missing)}")
+        return TetrisLevel(**{name: jnp.asarray(bundle.pool[name]) for name in names})
+
+    def make_target_protocol(
+        self, student: StudentSettings, evaluator: EvaluatorSettings
+    ) -> TargetProtocol:
+        from dicode.student.tetris.trainer import TetrisTargetProtocol
+
+        return TetrisTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+
+
+DOMAIN = TetrisDomain()

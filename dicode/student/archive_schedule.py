@@ -1,0 +1,172 @@
+"""The slot schedule over one run of the archive, for every world and curriculum method.
+
+Before every session the target game keeps its share of the slots
+(``CurriculumConfig.target_fraction``) and a *slot rule* fills the others from the run's levels:
+
+| rule | the free slots |
+|---|---|
+| ``dicode`` | new levels first, then PLR replay over the archive's active set |
+| ``plr`` | new levels first, then PLR replay over every measured level |
+| ``sfl`` | new levels first, then uniform over the ``top_k`` most learnable measured levels |
+| ``dr`` | uniform over every level (domain randomisation) |
+
+After the session every trained level's outcome is stored as an evaluation (success rate,
+status letter, learnability, the world's per-episode means) and the levels are stamped as
+sampled; with ``admit`` on, each measured level is offered to the active set by DiCode's
+admission rule (``dicode.archive.active_set.admit_measured``). Pools come from the stored
+bundles through the world's ``Domain.decode_pool`` (cached). Whoever writes levels into the run
+(the generator service, or a benchmark between sessions) is independent of this class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from dicode.archive.active_set import admit_measured
+from dicode.archive.config import ArchiveConfig
+from dicode.archive.status import learnability
+from dicode.archive.store import TrainingStore
+from dicode.domains.base import Domain
+from dicode.levels.bundle import LevelBundle
+from dicode.student.curriculum import (
+    TARGET,
+    CurriculumConfig,
+    CurriculumState,
+    plan_learnable,
+    plan_slots,
+    plan_uniform,
+)
+from dicode.student.tally import EpisodeTally
+
+Plan = tuple[np.ndarray, np.ndarray, CurriculumState]
+SlotRule = Callable[["ArchiveSchedule", CurriculumState, int, np.random.Generator], Plan]
+
+
+def dicode_rule(
+    schedule: ArchiveSchedule, state: CurriculumState, slots: int, rng: np.random.Generator
+) -> Plan:
+    active = schedule.store.active_set(schedule.run_id)
+    return plan_slots(
+        state, slots, schedule.new_levels(), active.level_ids, active.scores, rng, schedule.mix
+    )
+
+
+def plr_rule(
+    schedule: ArchiveSchedule, state: CurriculumState, slots: int, rng: np.random.Generator
+) -> Plan:
+    ids, rates = schedule.measured()
+    scores = [learnability(p) for p in rates]
+    return plan_slots(state, slots, schedule.new_levels(), ids, scores, rng, schedule.mix)
+
+
+def sfl_rule(
+    schedule: ArchiveSchedule, state: CurriculumState, slots: int, rng: np.random.Generator
+) -> Plan:
+    ids, rates = schedule.measured()
+    return plan_learnable(
+        state, slots, schedule.new_levels(), ids, rates, rng, schedule.sfl_top_k, schedule.mix
+    )
+
+
+def dr_rule(
+    schedule: ArchiveSchedule, state: CurriculumState, slots: int, rng: np.random.Generator
+) -> Plan:
+    ids = [level.id for level in schedule.levels()]
+    return plan_uniform(state, slots, ids, rng, schedule.mix)
+
+
+SLOT_RULES: dict[str, SlotRule] = {
+    "dicode": dicode_rule,
+    "plr": plr_rule,
+    "sfl": sfl_rule,
+    "dr": dr_rule,
+}
+
+
+class ArchiveSchedule:
+    """A :class:`~dicode.student.loop.SlotSchedule` over one archive run (module docstring)."""
+
+    def __init__(
+        self,
+        store: TrainingStore,
+        run_id: int,
+        domain: Domain,
+        *,
+        rule: str = "dicode",
+        archive: ArchiveConfig | None = None,
+        mix: CurriculumConfig | None = None,
+        seed: int = 0,
+        admit: bool = True,
+        sfl_top_k: int = 8,
+    ) -> None:
+        if rule not in SLOT_RULES:
+            raise ValueError(f"unknown slot rule {rule!r}; known: {', '.join(SLOT_RULES)}")
+        self.store = store
+        self.run_id = run_id
+        self.domain = domain
+        self.rule = SLOT_RULES[rule]
+        self.archive = archive or ArchiveConfig()
+        self.mix = mix or CurriculumConfig()
+        self.seed = seed
+        self.admit = admit
+        self.sfl_top_k = sfl_top_k
+        self.rng = np.random.default_rng(seed)
+        self.state: CurriculumState | None = None
+        self.admitted: list[int] = []
+        self._pools: dict[int, Any] = {}
+
+    def levels(self) -> list[Any]:
+        """The run's levels the student can train on (those with a bundle), oldest first."""
+        return [level for level in self.store.list_levels(self.run_id) if level.bundle_format]
+
+    def new_levels(self) -> list[int]:
+        """Levels never trained on, oldest first."""
+        fresh = self.store.list_levels(self.run_id, sampled=False)
+        return [level.id for level in fresh if level.bundle_format]
+
+    def measured(self) -> tuple[list[int], list[float]]:
+        """Levels with a success rate from their latest evaluation, and those rates."""
+        found = [(level.id, level.success_rate) for level in self.levels()]
+        pairs = [(i, rate) for i, rate in found if rate is not None]
+        return [i for i, _ in pairs], [rate for _, rate in pairs]
+
+    def pool(self, level_id: int) -> Any:
+        """The level's pool as the world's trainer places it, decoded from its stored bundle."""
+        if level_id not in self._pools:
+            data = self.store.get_bundle(level_id)
+            if data is None:
+                raise ValueError(f"level {level_id} has no bundle to train on")
+            self._pools[level_id] = self.domain.decode_pool(LevelBundle.from_bytes(data))
+        return self._pools[level_id]
+
+    def plan(self, iteration: int, slot_levels: Sequence[int]) -> dict[int, tuple[int, Any]]:
+        if self.state is None:  # first session: start from what the slots hold now
+            self.state = CurriculumState(slot_levels=tuple(int(x) for x in slot_levels))
+            # A resumed student starts at a later iteration: other draws than the first start.
+            self.rng = np.random.default_rng([self.seed, iteration])
+        levels, changed, self.state = self.rule(self, self.state, len(slot_levels), self.rng)
+        return {
+            slot: (int(level), None if level == TARGET else self.pool(int(level)))
+            for slot, level in enumerate(levels.tolist())
+            if changed[slot]
+        }
+
+    def record(self, iteration: int, outcomes: Mapping[int, EpisodeTally]) -> None:
+        trained = [level for level in outcomes if level != TARGET]
+        for level in trained:
+            o = outcomes[level]
+            self.store.record_evaluation(
+                level,
+                student_iteration=iteration,
+                episodes=o.episodes,
+                successes=o.successes,
+                mean_return=o.mean_return,
+                per_goal=o.means(),
+            )
+        if trained:
+            self.store.mark_sampled(trained, iteration)
+        if self.admit:
+            self.admitted = admit_measured(self.store, self.run_id, outcomes, self.archive)

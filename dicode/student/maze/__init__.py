@@ -1,0 +1,1 @@
+"""The maze student: PPO with a GRU over the maze engine's level slots (``docs/maze.md``)."""

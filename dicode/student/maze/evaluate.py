@@ -1,0 +1,167 @@
+"""The maze target protocol: zero-shot solve rate on the fixed held-out mazes.
+
+Protocol (``dicode.domains.maze.heldout``): every held-out maze is played ``episodes`` times
+and each of ``dr_mazes`` fixed domain-randomised mazes (the target game's distribution, stream
+``EVAL_SEED``, never trained on) once; all episodes run side by side in the real engine from
+the fixed key ``seed``. The policy samples its actions (as in training) from its GRU, which
+starts each episode at zero. An episode ends at the goal or after ``min(max_steps, T)`` steps.
+
+Figures, headline first: ``solve_rate`` (the mean over held-out mazes of each maze's share of
+solved episodes), ``mean_return`` (mean held-out episode return ``1 − 0.9·t/T`` or 0),
+``mean_length``, ``solve_<name>`` per held-out maze, then ``dr_solve_rate`` and
+``dr_mean_return`` on the DR set, then the skill profile: solve rates by maze property
+(``skill_path_short`` / ``skill_path_long``, ``skill_dead_ends`` / ``skill_no_dead_ends`` on the
+held-out set; ``dr_skill_path_short`` / ``_medium`` / ``_long`` on the DR set). The jitted
+function takes the parameters as an argument, so periodic evaluation compiles once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from dicode.domains.maze import engine
+from dicode.domains.maze.generate import dr_pool
+from dicode.domains.maze.grid import MAX_STEPS, dead_ends
+from dicode.domains.maze.heldout import held_out_names, held_out_pool
+from dicode.domains.maze.level_checks import MazePool, shortest_paths
+from dicode.student.maze.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED
+from dicode.student.maze.networks import MazeActorCritic, apply_policy
+
+# The DR evaluation stream is apart from the training streams (seeded by small run seeds).
+_DR_EVAL_STREAM = 7_770_001
+#: Held-out mazes with at most this many moves on their shortest path count as short ones.
+HELD_OUT_SHORT_PATH = 24
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """One episode per row: which maze, solved or not, return and length."""
+
+    names: tuple[str, ...]  # held-out maze names, in order
+    maze: np.ndarray  # (E,) index into names, or -1 for a DR maze
+    solved: np.ndarray  # (E,) bool
+    returns: np.ndarray  # (E,)
+    lengths: np.ndarray  # (E,)
+    paths: np.ndarray  # (E,) the maze's shortest path in moves
+    dead_ends: np.ndarray  # (E,) the maze's dead ends
+
+    def figures(self) -> dict[str, float]:
+        held = self.maze >= 0
+        per_maze = [float(self.solved[self.maze == i].mean()) for i in range(len(self.names))]
+        figures = {
+            "solve_rate": float(np.mean(per_maze)),
+            "mean_return": float(self.returns[held].mean()),
+            "mean_length": float(self.lengths[held].mean()),
+        }
+        figures |= {f"solve_{name}": rate for name, rate in zip(self.names, per_maze, strict=True)}
+        dr = ~held
+        if dr.any():
+            figures["dr_solve_rate"] = float(self.solved[dr].mean())
+            figures["dr_mean_return"] = float(self.returns[dr].mean())
+        return figures | self.skill_profile()
+
+    def skill_profile(self) -> dict[str, float]:
+        """Solve rates by maze property (what a teacher can act on): held-out mazes by
+        shortest path (short: at most ``HELD_OUT_SHORT_PATH`` moves) and by dead ends, DR mazes
+        by shortest path (short / medium / long: at most 8, 9..16, more). Empty groups are
+        left out."""
+        held, dr = self.maze >= 0, self.maze < 0
+        groups = {
+            "skill_path_short": held & (self.paths <= HELD_OUT_SHORT_PATH),
+            "skill_path_long": held & (self.paths > HELD_OUT_SHORT_PATH),
+            "skill_no_dead_ends": held & (self.dead_ends == 0),
+            "skill_dead_ends": held & (self.dead_ends > 0),
+            "dr_skill_path_short": dr & (self.paths <= 8),
+            "dr_skill_path_medium": dr & (self.paths > 8) & (self.paths <= 16),
+            "dr_skill_path_long": dr & (self.paths > 16),
+        }
+        return {
+            name: float(self.solved[rows].mean()) for name, rows in groups.items() if rows.any()
+        }
+
+
+def _concat(pools: list[MazePool]) -> MazePool:
+    return MazePool(
+        walls=np.concatenate([p.walls for p in pools]),
+        start_pos=np.concatenate([p.start_pos for p in pools]),
+        start_dir=np.concatenate([p.start_dir for p in pools]),
+        goal_pos=np.concatenate([p.goal_pos for p in pools]),
+    )
+
+
+class MazeEvaluator:
+    """``evaluator(params) -> EvalResult``; the episodes' mazes are laid out once, here."""
+
+    def __init__(
+        self,
+        network: MazeActorCritic,
+        episodes: int = EVAL_EPISODES,
+        max_steps: int = MAX_STEPS,
+        dr_mazes: int = EVAL_DR_MAZES,
+        seed: int = EVAL_SEED,
+    ) -> None:
+        if episodes < 1 or max_steps < 1 or dr_mazes < 0:
+            raise ValueError("episodes and max_steps must be >= 1, dr_mazes >= 0")
+        self.names = held_out_names()
+        self.episodes, self.max_steps = episodes, min(max_steps, MAX_STEPS)
+        held = held_out_pool()
+        order = np.repeat(np.arange(held.size), episodes)
+        pools = [MazePool(held.walls[order], held.start_pos[order], held.start_dir[order],
+                          held.goal_pos[order])]  # fmt: skip
+        maze_index = [order]
+        if dr_mazes:
+            pools.append(dr_pool(_DR_EVAL_STREAM + seed, range(dr_mazes)))
+            maze_index.append(np.full(dr_mazes, -1))
+        everything = _concat(pools)
+        self._start = engine.pool_state(everything)
+        self._maze = np.concatenate(maze_index)
+        self._paths = shortest_paths(everything.as_dict())
+        self._dead_ends = np.asarray([dead_ends(w) for w in everything.walls])
+        self._key = jax.random.PRNGKey(seed)
+        n = len(self._maze)
+        limit = self.max_steps
+
+        def run(params: Any, start: engine.MazeState, key: jax.Array) -> tuple[jax.Array, ...]:
+            no_reset = jnp.zeros((1, n), bool)
+            no_bonus = jnp.zeros((1, n), bool)
+
+            def playing(carry: tuple) -> jax.Array:
+                t, live = carry[0], carry[2]
+                return (t < limit) & live.any()
+
+            def advance(carry: tuple) -> tuple:
+                t, state, live, hidden, won, ret, length = carry
+                obs = engine.observe(state)[None]
+                hidden, logits, _ = apply_policy(network, params, hidden, obs, no_reset, no_bonus)
+                action = jax.random.categorical(jax.random.fold_in(key, t), logits[0])
+                state, reward, success, done = engine.transition(state, action, limit)
+                won = won | (live & success)
+                ret = ret + jnp.where(live, reward, 0.0)
+                length = length + live
+                return t + 1, state, live & ~done, hidden, won, ret, length
+
+            live, won = jnp.ones((n,), bool), jnp.zeros((n,), bool)
+            hidden = network.initial_hidden(n)
+            ret, length = jnp.zeros((n,)), jnp.zeros((n,), jnp.int32)
+            carry = (jnp.int32(0), start, live, hidden, won, ret, length)
+            _, _, _, _, won, ret, length = jax.lax.while_loop(playing, advance, carry)
+            return won, ret, length
+
+        self._run = jax.jit(run)
+
+    def __call__(self, params: Any) -> EvalResult:
+        won, ret, length = jax.device_get(self._run(params, self._start, self._key))
+        return EvalResult(
+            names=self.names,
+            maze=self._maze,
+            solved=np.asarray(won, bool),
+            returns=np.asarray(ret),
+            lengths=np.asarray(length),
+            paths=self._paths,
+            dead_ends=self._dead_ends,
+        )

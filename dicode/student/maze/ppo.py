@@ -1,0 +1,217 @@
+"""PPO with a GRU over maze level slots: one jitted rollout-and-update (PureJaxRL layout).
+
+Papers: PPO (Schulman et al. 2017, arXiv:1707.06347), GAE (Schulman et al. 2016,
+arXiv:1506.02438), PureJaxRL (Lu et al. 2022). Environment: ``dicode.domains.maze.engine`` —
+S slots × E envs, each env resetting from a uniformly drawn layout of its slot's pool, and the
+completion bonus ``max(1, 2·R_prev)`` (``engine.MAZE_BONUS``) on the slots that pay it,
+``R_prev`` an argument (data) of every iteration.
+
+The GRU state is zeroed where an observation starts an episode: after an episode ends, and for
+every env of a slot whose ``slot_reset`` flag is set (a new level was placed there). Swapping
+levels means passing other slot arrays (same shapes) plus those flags; it never recompiles
+(``Trainer.trace_count`` counts traces).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+import optax
+from flax.training.train_state import TrainState
+
+from dicode.domains.maze import engine
+from dicode.student.gae import gae
+from dicode.student.maze.config import MazePPOConfig
+from dicode.student.maze.networks import MazeActorCritic, apply_policy
+from dicode.student.recurrent import sequence_update
+from dicode.student.tally import SlotStats, env_slots, slot_stats
+
+
+@flax.struct.dataclass
+class RunnerState:
+    """Everything the update carries from one iteration to the next."""
+
+    train: TrainState
+    env: engine.MazeState  # N envs, each bound to a slot
+    obs: jnp.ndarray  # (N, OBS_SIZE) current observations
+    starts: jnp.ndarray  # (N,) bool: the current observation begins an episode (GRU reset)
+    hidden: jnp.ndarray  # (N, H) GRU state
+    rng: jnp.ndarray
+    episode_return: jnp.ndarray  # (N,) engine reward so far in the running episode (no bonus)
+    iteration: jnp.ndarray  # () int32
+
+
+class _Step(flax.struct.PyTreeNode):
+    obs: jnp.ndarray
+    start: jnp.ndarray  # the GRU resets before reading this observation
+    bonus_slot: jnp.ndarray  # the env's slot pays the completion bonus (critic input)
+    action: jnp.ndarray
+    log_prob: jnp.ndarray
+    value: jnp.ndarray
+    reward: jnp.ndarray  # engine reward + completion bonus
+    done: jnp.ndarray  # the episode ended with this step
+
+
+@dataclass
+class Trainer:
+    """A compiled PPO-GRU student for one configuration.
+
+    ``init(seed, slots)`` builds the first :class:`RunnerState`; ``iterate(runner, slots,
+    slot_reset, r_prev)`` runs ``num_steps`` steps in every env and the PPO update and returns
+    ``(runner, SlotStats, metrics)``; ``restart(runner, slots)`` starts every env afresh with a
+    zero GRU state (used after loading a checkpoint).
+    """
+
+    config: MazePPOConfig
+    trace_count: int = 0
+
+    def __post_init__(self) -> None:
+        c = self.config
+        self.network = MazeActorCritic(engine.NUM_ACTIONS, c.embed_size, c.hidden_size)
+        self.iterate = jax.jit(self._iterate)
+        self._reset = jax.jit(engine.reset)
+
+    def _optimizer(self) -> optax.GradientTransformation:
+        c = self.config
+        lr: float | optax.Schedule = c.learning_rate
+        if c.anneal_lr:
+            updates = c.num_iterations * c.update_epochs * c.num_minibatches
+            lr = optax.linear_schedule(c.learning_rate, 0.0, updates)
+        return optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
+
+    def init(self, seed: int, slots: engine.LevelSlots) -> RunnerState:
+        rng, k_net = jax.random.split(jax.random.PRNGKey(seed))
+        train = self.init_train(k_net)
+        rng, fields = self._start_envs(rng, slots)
+        runner = RunnerState(train=train, rng=rng, iteration=jnp.zeros((), jnp.int32), **fields)
+        # Committed like the update's outputs, so the first and later calls share one compile.
+        return jax.device_put(runner, jax.devices()[0])
+
+    def init_train(self, key: jax.Array) -> TrainState:
+        """Fresh network parameters and optimiser state."""
+        n = self.config.num_envs
+        obs = jnp.zeros((1, n, engine.OBS_SIZE), jnp.float32)
+        flags = jnp.zeros((1, n), bool)
+        hidden = self.network.initial_hidden(n)
+        params = self.network.init(key, hidden, obs, jnp.ones((1, n), bool), flags)
+        train = TrainState.create(apply_fn=self.network.apply, params=params, tx=self._optimizer())
+        # A strongly typed step (not Python's 0) is what a checkpoint restores: same compile.
+        return replace(train, step=jnp.zeros((), jnp.int32))
+
+    def restart(self, runner: RunnerState, slots: engine.LevelSlots) -> RunnerState:
+        """Every env starts a new episode on its slot; GRU states and episode sums are zeroed."""
+        rng, fields = self._start_envs(runner.rng, slots)
+        return jax.device_put(replace(runner, rng=rng, **fields), jax.devices()[0])
+
+    def _start_envs(
+        self, rng: jax.Array, slots: engine.LevelSlots
+    ) -> tuple[jax.Array, dict[str, Any]]:
+        rng, k_reset = jax.random.split(rng)
+        c = self.config
+        obs, env = self._reset(k_reset, slots, env_slots(c.num_slots, c.envs_per_slot))
+        n = self.config.num_envs
+        return rng, {
+            "env": env,
+            "obs": obs,
+            "starts": jnp.ones((n,), bool),
+            "hidden": self.network.initial_hidden(n),
+            "episode_return": jnp.zeros((n,), jnp.float32),
+        }
+
+    # ------------------------------------------------------------------------------------
+    def _iterate(
+        self,
+        runner: RunnerState,
+        slots: engine.LevelSlots,
+        slot_reset: jnp.ndarray,
+        r_prev: jnp.ndarray,
+    ) -> tuple[RunnerState, SlotStats, dict[str, jnp.ndarray]]:
+        self.trace_count += 1  # runs only while tracing: counts compilations
+        c = self.config
+        slot_of_env = runner.env.env_slot
+        bonus_slot = slots.pays_bonus[slot_of_env]
+
+        # Envs whose slot received a new level start over on it, with a fresh GRU state.
+        rng, k_reset = jax.random.split(runner.rng)
+        renew = slot_reset[slot_of_env]
+        obs, env_state = engine.restart(k_reset, runner.env, renew, slots)
+        starts = runner.starts | renew
+        ep_ret = jnp.where(renew, 0.0, runner.episode_return)
+        params = runner.train.params
+        first_hidden = runner.hidden
+
+        def env_step(carry: tuple, _: Any) -> tuple[tuple, tuple[_Step, tuple]]:
+            env_state, obs, starts, hidden, ep_ret, rng = carry
+            rng, k_act, k_step = jax.random.split(rng, 3)
+            hidden, logits, value = apply_policy(
+                self.network, params, hidden, obs[None], starts[None], bonus_slot[None]
+            )
+            logits, value = logits[0], value[0]
+            action = jax.random.categorical(k_act, logits)
+            log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], 1)[:, 0]
+            next_obs, env_state, reward, done, info = engine.step(
+                k_step, env_state, action, slots, r_prev
+            )
+            ep_ret = ep_ret + info["engine_reward"]
+            finished = (
+                done,
+                info["success"],
+                jnp.where(done, ep_ret, 0.0),
+                jnp.where(done, info["length"], 0),
+                info["bonus"],
+            )
+            step = _Step(obs, starts, bonus_slot, action, log_prob, value, reward, done)
+            ep_ret = jnp.where(done, 0.0, ep_ret)
+            return (env_state, next_obs, done, hidden, ep_ret, rng), (step, finished)
+
+        carry = (env_state, obs, starts, first_hidden, ep_ret, rng)
+        carry, (traj, finished) = jax.lax.scan(env_step, carry, None, c.num_steps)
+        env_state, obs, starts, hidden, ep_ret, rng = carry
+        _, _, last_value = apply_policy(
+            self.network, params, hidden, obs[None], starts[None], bonus_slot[None]
+        )
+        advantages, targets = gae(traj, last_value[0], c.gamma, c.gae_lambda)
+        train, rng, losses = self._update(
+            runner.train, first_hidden, traj, advantages, targets, rng
+        )
+
+        done_f, success_f, return_f, length_f, bonus_f = finished
+        losses["bonus_sum"] = bonus_f.sum()
+        sums = {"length": length_f}
+        stats = slot_stats(slot_of_env, c.num_slots, done_f, success_f, return_f, sums)
+        new_runner = RunnerState(
+            train=train,
+            env=env_state,
+            obs=obs,
+            starts=starts,
+            hidden=hidden,
+            rng=rng,
+            episode_return=ep_ret,
+            iteration=runner.iteration + 1,
+        )
+        return new_runner, stats, losses
+
+    def _update(
+        self,
+        train: TrainState,
+        first_hidden: jnp.ndarray,
+        traj: _Step,
+        advantages: jnp.ndarray,
+        targets: jnp.ndarray,
+        rng: jnp.ndarray,
+    ) -> tuple[TrainState, jnp.ndarray, dict[str, jnp.ndarray]]:
+        """PPO epochs over whole env sequences (``dicode.student.recurrent``)."""
+
+        def replay(params: Any, hidden: jnp.ndarray, step: Any) -> tuple[jnp.ndarray, jnp.ndarray]:
+            _, logits, value = apply_policy(
+                self.network, params, hidden, step.obs, step.start, step.bonus_slot
+            )
+            return logits, value
+
+        return sequence_update(
+            train, first_hidden, traj, advantages, targets, rng, self.config, replay
+        )

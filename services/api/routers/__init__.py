@@ -1,0 +1,1 @@
+"""One router per resource, assembled by `services.api.app.create_app`."""

@@ -1,0 +1,251 @@
+"""Response (and request) bodies of the API: every JSON route answers one of these, so
+``/openapi.json`` documents each field. Built from the archive's records by attribute name."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from services.api.deps import MAX_TEXT
+
+MAX_CODE_CHARS = 100_000
+SUMMARY_CHARS = 200  # of a level's description in listings
+
+StatusLetter = Literal["A", "B", "C", "D"]
+Verdict = Literal["accepted", "rejected"]
+
+
+class FromRecord(BaseModel):
+    """A body filled from an archive record's same-named attributes."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class ErrorMessage(BaseModel):
+    """Every error but a malformed request (FastAPI's own 422 list) answers this."""
+
+    detail: str
+
+
+def json_content(*names: str) -> dict[str, Any]:
+    """OpenAPI content of a JSON answer that is one of the named component schemas, for what
+    one ``model`` cannot say: either of several shapes, or JSON beside a non-JSON route (FastAPI
+    files a ``model`` under the route's own media type)."""
+    refs = [{"$ref": f"#/components/schemas/{name}"} for name in names]
+    return {"application/json": {"schema": refs[0] if len(refs) == 1 else {"anyOf": refs}}}
+
+
+# A 422 from the route itself (a detail string) or from FastAPI for a malformed request.
+UNPROCESSABLE = json_content("ErrorMessage", "HTTPValidationError")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    runs: int
+
+
+# ---------------------------------------------------------------------- runs
+class RunSummary(FromRecord):
+    id: int
+    name: str
+    domain: str
+    seed: int
+    status: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class ArchiveCounts(FromRecord):
+    levels: int
+    accepted: int = Field(description="accepted generation attempts")
+    rejected: int = Field(description="rejected generation attempts")
+    edges: int
+    active: int
+    by_status: dict[StatusLetter, int]
+
+
+class RunDetail(RunSummary):
+    config: dict[str, Any] = Field(description="the run's stored settings")
+    stats: ArchiveCounts
+    generation_paused: bool
+
+
+class MetricPoint(BaseModel):
+    """One event's payload (iteration and the figures of its kind) with its id and time."""
+
+    model_config = ConfigDict(extra="allow")
+
+    event_id: int
+    time: datetime
+
+
+class RunMetrics(BaseModel):
+    headline: str = Field(description="the world's headline figure in target points")
+    headline_label: str = Field(description="how people read the headline figure")
+    student: list[MetricPoint] = Field(description="student_session events")
+    target: list[MetricPoint] = Field(description="target_eval events")
+
+
+# ---------------------------------------------------------------------- levels
+class LevelFields(FromRecord):
+    id: int
+    run_id: int
+    domain: str
+    name: str | None
+    teacher: str
+    status: StatusLetter
+    success_rate: float | None
+    score: float = Field(description="learnability p(1-p)")
+    active: bool
+    times_sampled: int
+    last_sampled: int | None
+    created_iteration: int | None
+    created_at: datetime
+
+
+def _summary(text: str) -> str:
+    return text[:SUMMARY_CHARS]
+
+
+class LevelSummary(LevelFields):
+    description: Annotated[str, AfterValidator(_summary)] = Field(
+        description=f"the first {SUMMARY_CHARS} characters"
+    )
+
+
+class LevelPage(BaseModel):
+    total: int = Field(description="levels matching the filters")
+    offset: int
+    limit: int
+    items: list[LevelSummary]
+
+
+class Evaluation(FromRecord):
+    student_iteration: int
+    episodes: int
+    successes: int
+    success_rate: float | None
+    mean_return: float | None
+    per_goal: dict[str, Any]
+    created_at: datetime
+
+
+class BundleSummary(BaseModel):
+    """Goal, rules, pool size and array shapes of a stored bundle (not the arrays)."""
+
+    goal: dict[str, int]
+    rules: dict[str, float]
+    pool_size: int
+    arrays: dict[str, list[int]]
+    provenance: dict[str, Any]
+    bytes: int
+
+
+class BundleError(BaseModel):
+    error: str = Field(description="why the stored bundle could not be read")
+
+
+class LevelDetail(LevelFields):
+    description: str
+    reasoning: str | None
+    code: str
+    meta: dict[str, Any]
+    content_hash: str
+    bundle: BundleSummary | BundleError | None
+    history: list[Evaluation]
+    parents: list[int]
+    children: list[int]
+
+
+class Preview(BaseModel):
+    level_id: int
+    domain: str
+    text: str
+
+
+# ---------------------------------------------------------------------- attempts
+class AttemptSummary(FromRecord):
+    id: int
+    run_id: int
+    teacher: str
+    verdict: Verdict
+    stage_reached: str
+    failing_stage: str | None
+    error: str | None
+    parent_id: int | None
+    level_id: int | None
+    latency_s: float | None
+    tokens_in: int | None
+    tokens_out: int | None
+    created_at: datetime
+
+
+class AttemptDetail(AttemptSummary):
+    code: str | None
+    prompts: list[Any]
+    responses: list[Any]
+
+
+class AttemptPage(BaseModel):
+    total: int = Field(description="attempts matching the filters")
+    offset: int
+    limit: int
+    items: list[AttemptDetail | AttemptSummary] = Field(
+        description="with code, prompts and responses when asked for ``full``"
+    )
+
+
+# ---------------------------------------------------------------------- lineage
+class GraphNode(FromRecord):
+    id: int
+    status: StatusLetter
+    success_rate: float | None
+    score: float
+    active: bool
+    teacher: str
+    times_sampled: int
+    last_sampled: int | None
+    created_iteration: int | None
+
+
+class GraphEdge(FromRecord):
+    parent: int
+    child: int
+
+
+class Graph(FromRecord):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+class Lineage(Graph):
+    root: int
+    depth: int
+
+
+# ---------------------------------------------------------------------- mutations
+class GenerationState(BaseModel):
+    run: str
+    generation_paused: bool
+
+
+class SubmittedLevel(BaseModel):
+    """A hand-written level: Python source defining the domain's level contract."""
+
+    code: str = Field(min_length=1, max_length=MAX_CODE_CHARS)
+    parent_id: int | None = Field(default=None, ge=1, description="level it derives from")
+    name: str | None = Field(default=None, max_length=MAX_TEXT)
+
+
+class SubmissionResult(BaseModel):
+    """The stored attempt of a submission, and its level when the sandbox accepted it."""
+
+    attempt_id: int
+    accepted: bool
+    stage: str = Field(description='"accepted" or the stage that rejected the level')
+    error: str | None
+    level_id: int | None
+    duplicate: bool = Field(description="the run held a level with this content already")
+    detail: str | None = Field(description="why it was not accepted (null when accepted)")
