@@ -5,15 +5,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install sandbox clean
+.PHONY: run test lint install lock sandbox clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# Reinstall only when the dependency list changes.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev]'
+# Reinstall only when the dependencies change. The pinned versions come from requirements.lock,
+# so every machine trains with the same numeric stack; the project itself goes on top.
+$(STAMP): pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/python -m pip install -q -r requirements.lock
+	$(BIN)/python -m pip install -q --no-deps -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,6 +23,12 @@ install: $(STAMP)
 # The level sandbox refuses to run without bubblewrap: install it (as root on Debian) or say how.
 sandbox:
 	@sh deploy/ensure-bubblewrap.sh
+
+# Re-resolve the dependencies of pyproject.toml and pin what was installed.
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade -e '.[dev]'
+	{ head -n 2 requirements.lock; $(BIN)/python -m pip freeze --exclude-editable; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
 
 run: $(STAMP) sandbox
 	$(BIN)/dicode run --profile quick

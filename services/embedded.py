@@ -30,6 +30,7 @@ from archive_db.kinds import (
     TARGET_EVENT,
 )
 from dicode import domains
+from dicode.provenance import provenance
 from services.api.app import create_app
 from services.generator.actor import GeneratorActor
 from services.ray_env import start_local_ray
@@ -100,7 +101,8 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     repo.set_run_status(run.id, "running")
     repo.add_event(
         RUN_STARTED_EVENT,
-        {"resume": options.resume, "profile": settings.profile, "domain": settings.domain},
+        {"resume": options.resume, "profile": settings.profile, "domain": settings.domain}
+        | {"provenance": provenance()},  # commit, numeric stack, threads: what the run ran on
         run_id=run.id,
     )
     config = settings.to_dict()

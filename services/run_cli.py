@@ -14,7 +14,7 @@ def run(
     profile: Annotated[
         str,
         typer.Option(
-            help="Preset of the domain: tetris quick (mutation teacher) or llm; craftax smoke."
+            help="Preset of the world (an unknown name lists the known ones)."
         ),
     ] = "quick",
     domain: Annotated[str, typer.Option(help="The world (dicode.domains).")] = "tetris",

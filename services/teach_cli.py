@@ -161,7 +161,7 @@ def teach(
         Path, typer.Option(help="parent level file (.py)", exists=True, dir_okay=False)
     ],
     out: Annotated[Path, typer.Option(help="folder for the children and their records")],
-    domain: Annotated[str, typer.Option(help="level domain: tetris or craftax")] = "tetris",
+    domain: Annotated[str, typer.Option(help="the level's world (dicode.domains)")] = "tetris",
     teacher: Annotated[
         str, typer.Option(help="teacher name: " + ", ".join(teacher_names()))
     ] = "llm",

@@ -58,7 +58,7 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     pool_size: Annotated[int, typer.Option(min=1, max=1024, help="Instances to build.")] = 32,
     seed: Annotated[int, typer.Option(help="Seed for instances and rollouts.")] = 0,
-    rollout_steps: Annotated[int, typer.Option(min=1, help="Pieces per rollout game.")] = 300,
+    rollout_steps: Annotated[int, typer.Option(min=1, help="Steps per rollout game.")] = 300,
 ) -> None:
     """Run the validation pipeline on FILE and print the verdict."""
     source = _read_source(file, domain)
@@ -92,7 +92,7 @@ def show(
     png: Annotated[Path | None, typer.Option(help="Also write the instances as a PNG.")] = None,
 ) -> None:
     """Build FILE's pool in the sandbox and render a few instances (text, optionally PNG):
-    Tetris boards side by side; Craftax goal, rules, player and a map crop per instance."""
+    each world draws its own (``Domain.render_text``/``render_image``)."""
     from dicode.levels.render import render_instances_png, render_instances_text
 
     source = _read_source(file, domain)

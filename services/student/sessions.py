@@ -142,9 +142,10 @@ class ArchiveStudent:
 
 
 def target_figures(target: EpisodeTally | None) -> dict[str, float | None]:
-    """The target slots' training episodes this session: count and the world's means."""
+    """The target slots' training episodes this session: count and the world's means (None
+    when no target episode finished)."""
     if target is None:
         return {"target_episodes": 0}
-    return {"target_episodes": target.episodes} | {
-        f"target_{name}": value for name, value in target.means().items()
-    }
+    means: dict[str, float | None] = {f"mean_{name}": None for name in target.sums}
+    means |= target.means()
+    return {"target_episodes": target.episodes} | {f"target_{k}": v for k, v in means.items()}

@@ -1,0 +1,1 @@
+"""Runnable measurements: each prints its figures beside its anchor and writes docs/figures/*.json."""

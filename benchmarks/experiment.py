@@ -1,0 +1,286 @@
+"""Curriculum experiments at equal environment steps, written run by run to their own JSON.
+
+    PYTHONPATH=$PWD python benchmarks/experiment.py tetris_curriculum --jobs 2
+    PYTHONPATH=$PWD python benchmarks/experiment.py craftax_1m --variants target,dicode_skills
+    PYTHONPATH=$PWD python benchmarks/experiment.py maze_curriculum --seeds 0,1,2,3,4
+
+An experiment (``EXPERIMENTS``) names a world, a step budget, training seeds and *variants*: a
+curriculum method of ``services/curricula.py`` with its configuration. Every (variant, seed) run
+trains one student for the same env steps and is scored on the world's target protocol; its
+record — variant, method, seed, budget, the target figures (headline first) with the per-skill
+ones, what the teacher produced, the cost, the whole config and the provenance (commit, numeric
+stack, threads) — is appended to ``docs/figures/<experiment>.json`` as soon as it finishes.
+
+Resume: a run whose (variant, seed, budget, config) is already in the file is skipped, so an
+interrupted table continues where it stopped (``--fresh`` starts over). Progress and an ETA
+are printed after every run. The summary (per variant: n, mean, sample std; against the
+baseline: the difference and its 95 % interval, Welch) is rewritten each time, and
+``docs/results.md``'s section of the experiment is rebuilt from the file
+(``benchmarks/results_tables.py``). Evaluation seeds are the protocol's own; nothing is tuned
+on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import hashlib
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dicode.provenance import FIGURES, provenance
+from services.curricula import MethodConfig, MethodResult, run_method
+
+# Every worker trains with the same intra-op thread count, whatever --jobs is: a run's figures
+# then depend only on its config and seed (tests/services/test_experiment.py checks it).
+THREADS = {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One arm of an experiment: a method of ``services/curricula.py`` and its config."""
+
+    method: str
+    config: MethodConfig
+    note: str = ""  # what this arm changes, for the table
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A comparison at equal env steps on one world."""
+
+    name: str
+    protocol: str  # how the target figures are measured, stated beside the numbers
+    steps: int
+    seeds: tuple[int, ...]
+    baseline: str  # the variant every other one is compared with
+    variants: dict[str, Variant] = field(default_factory=dict)
+
+
+def _experiments() -> dict[str, Experiment]:
+    from benchmarks.experiments_catalog import EXPERIMENTS
+
+    return EXPERIMENTS
+
+
+# ----------------------------------------------------------------------------- records
+def config_key(variant: Variant, seed: int, steps: int) -> str:
+    """What makes two runs the same run (the file is resumed on it)."""
+    text = json.dumps(
+        {"method": variant.method, "config": variant.config.to_dict(), "seed": seed, "steps": steps},
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def record(name: str, variant: Variant, result: MethodResult, steps: int) -> dict[str, Any]:
+    """One run's entry of the experiment's JSON."""
+    figures = dict(result.target)
+    skills = figures.pop("skills", {})
+    return {
+        "variant": name,
+        "method": variant.method,
+        "seed": result.seed,
+        "budget": {"env_steps": steps, "trained_steps": result.env_steps},
+        "figures": figures,
+        "skills": skills,
+        "teacher": {
+            "attempts": result.attempts,
+            "accepted": result.accepted,
+            "levels_trained": result.levels_trained,
+        },
+        "cost": {
+            "wall_s": result.wall_s,
+            "train_s": result.train_s,
+            "train_cpu_s": result.train_cpu_s,
+            "generation_s": result.generation_s,
+        },
+        "config": {"method": variant.method, **variant.config.to_dict()},
+        "key": config_key(variant, result.seed, steps),
+        "run_dir": result.run_dir,
+        "provenance": provenance(),
+    }
+
+
+def summarise(runs: list[dict[str, Any]], headline: str, baseline: str) -> dict[str, Any]:
+    """Per variant: n, mean, sample std of the headline; against the baseline: the
+    difference of means and its 95 % interval (Welch's t)."""
+    by_variant: dict[str, list[float]] = {}
+    for run in runs:
+        by_variant.setdefault(run["variant"], []).append(float(run["figures"][headline]))
+    summary: dict[str, Any] = {"headline": headline, "baseline": baseline, "variants": {}}
+    base = by_variant.get(baseline, [])
+    for name, values in by_variant.items():
+        entry = {"n": len(values), "mean": _mean(values), "std": _std(values)}
+        if name != baseline and len(values) > 1 and len(base) > 1:
+            entry["vs_baseline"] = welch_interval(values, base)
+        summary["variants"][name] = entry
+    return summary
+
+
+def welch_interval(a: list[float], b: list[float], level: float = 0.95) -> dict[str, float]:
+    """mean(a) − mean(b) with its ``level`` interval (Welch's unequal-variance t)."""
+    from scipy import stats
+
+    va, vb = _std(a) ** 2 / len(a), _std(b) ** 2 / len(b)
+    diff = _mean(a) - _mean(b)
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return {"diff": diff, "low": diff, "high": diff, "df": float("inf")}
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    return {"diff": diff, "low": diff - half, "high": diff + half, "df": df}
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def _std(values: list[float]) -> float:
+    """Sample standard deviation (n − 1); 0 for a single value."""
+    if len(values) < 2:
+        return 0.0
+    m = _mean(values)
+    return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+
+
+# ----------------------------------------------------------------------------- running
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(domain: str, pool_size: int, rollout_steps: int) -> None:
+    """One per process: a warm sandbox pool, its rollout function compiled before any run."""
+    from dicode.levels.pipeline import Validator
+
+    validator = Validator(domain, pool_size=pool_size, warm=1, rollout_steps=rollout_steps)
+    atexit.register(validator.close)
+    validator.warm_up()
+    _WORKER["validator"] = validator
+
+
+def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
+    return run_method(variant.method, steps, seed, out, variant.config, _WORKER["validator"])
+
+
+def run_experiment(
+    experiment: Experiment,
+    names: list[str],
+    seeds: list[int],
+    steps: int,
+    jobs: int,
+    out: Path,
+    figures: Path,
+    fresh: bool = False,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run what is missing of ``names`` × ``seeds``; returns the experiment's document."""
+    document = _load(figures, experiment, fresh)
+    done = {run["key"] for run in document["runs"]}
+    tasks = [
+        (name, seed)
+        for seed in seeds
+        for name in names
+        if config_key(experiment.variants[name], seed, steps) not in done
+    ]
+    skipped = len(names) * len(seeds) - len(tasks)
+    print(f"{experiment.name}: {len(tasks)} runs to do, {skipped} already in {figures}", flush=True)
+    if not tasks:
+        return document
+    g = experiment.variants[names[0]].config.generator
+    domain = experiment.variants[names[0]].config.domain
+    started = time.perf_counter()
+    os.environ.update(THREADS)
+    spawn = multiprocessing.get_context("spawn")  # JAX state must not be forked
+    init = (domain, g.pool_size, g.rollout_steps)
+    with ProcessPoolExecutor(jobs, spawn, initializer=_init_worker, initargs=init) as pool:
+        futures = {
+            pool.submit(_run, experiment.variants[name], steps, seed, out / experiment.name): name
+            for name, seed in tasks
+        }
+        for finished, future in enumerate(as_completed(futures), start=1):
+            name = futures[future]
+            entry = record(name, experiment.variants[name], future.result(), steps)
+            document["runs"].append(entry)
+            headline = _headline(experiment)
+            document["summary"] = summarise(document["runs"], headline, experiment.baseline)
+            _save(figures, document)
+            if on_record is not None:
+                on_record(document)
+            elapsed = time.perf_counter() - started
+            eta = elapsed / finished * (len(tasks) - finished)
+            print(
+                f"[{finished}/{len(tasks)}] {name} seed {entry['seed']}: "
+                f"{headline} {entry['figures'][headline]:.3f} "
+                f"({entry['cost']['wall_s'] / 60:.1f} min); ETA {eta / 60:.0f} min",
+                flush=True,
+            )
+    return document
+
+
+def _headline(experiment: Experiment) -> str:
+    from dicode import domains
+
+    domain = next(iter(experiment.variants.values())).config.domain
+    return domains.get(domain).target_metrics[0]
+
+
+def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
+    if path.is_file() and not fresh:
+        document: dict[str, Any] = json.loads(path.read_text())
+        return document
+    return {
+        "experiment": experiment.name,
+        "protocol": experiment.protocol,
+        "baseline": experiment.baseline,
+        "variants": {name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()},
+        "runs": [],
+        "summary": {},
+    }
+
+
+def _save(path: Path, document: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(document, indent=1, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+def main() -> None:
+    experiments = _experiments()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("experiment", choices=sorted(experiments))
+    parser.add_argument("--variants", help="comma-separated (default: all)")
+    parser.add_argument("--seeds", help="training seeds, comma-separated (default: the experiment's)")
+    parser.add_argument("--steps", type=int, help="override the budget (a different run)")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument("--out", type=Path, default=Path("runs/experiments"))
+    parser.add_argument("--figures", type=Path, help="default docs/figures/<experiment>.json")
+    parser.add_argument("--fresh", action="store_true", help="ignore runs already in the file")
+    args = parser.parse_args()
+    experiment = experiments[args.experiment]
+    names = args.variants.split(",") if args.variants else list(experiment.variants)
+    unknown = set(names) - set(experiment.variants)
+    if unknown:
+        parser.error(f"unknown variants {sorted(unknown)}; known: {', '.join(experiment.variants)}")
+    seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else list(experiment.seeds)
+    figures = args.figures or FIGURES / f"{experiment.name}.json"
+    steps = args.steps or experiment.steps
+    print(f"command: PYTHONPATH=$PWD python {' '.join(sys.argv)}", flush=True)
+    from benchmarks.results_tables import rebuild_results
+
+    run_experiment(experiment, names, seeds, steps, args.jobs, args.out, figures, args.fresh)
+    rebuild_results()
+
+
+if __name__ == "__main__":
+    main()

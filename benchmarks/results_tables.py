@@ -1,0 +1,125 @@
+"""Rebuild the experiment tables of ``docs/results.md`` from the experiments' own JSON files.
+
+    PYTHONPATH=$PWD python benchmarks/results_tables.py
+
+Each experiment's section sits between ``<!-- experiment:NAME -->`` and
+``<!-- /experiment:NAME -->`` markers and is generated from ``docs/figures/NAME.json``
+(written run by run by ``benchmarks/experiment.py``): the protocol, one row per variant (n,
+mean ± sample std of the headline figure, the seeds' values, the difference to the baseline
+with its 95 % interval, cost, what the teacher produced), the per-skill figures side by side,
+and where the runs came from (commits, numeric stack). Text outside the markers is the
+analysis, written by people; a missing section is appended.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from dicode.provenance import FIGURES, ROOT
+
+RESULTS = ROOT / "docs" / "results.md"
+ORDER = ("tetris_curriculum", "craftax_1m", "maze_curriculum")
+SKILLS_SHOWN = 12  # skills listed per table (those that differ most between variants)
+
+
+def section(document: dict[str, Any]) -> str:
+    """The markdown of one experiment (without its markers)."""
+    runs, summary = document["runs"], document.get("summary", {})
+    headline = summary.get("headline", "?")
+    lines = [
+        f"Protocol: {document['protocol']}",
+        "",
+        f"| variant | what it changes | n | {headline} (mean ± sample std) | per seed | "
+        f"vs {document['baseline']} (Δ, 95 % CI) | CPU-min per run | levels accepted / "
+        "attempts / trained |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, stats in summary.get("variants", {}).items():
+        mine = sorted((r for r in runs if r["variant"] == name), key=lambda r: r["seed"])
+        per_seed = ", ".join(f"{r['figures'][headline]:.3g}" for r in mine)
+        versus = stats.get("vs_baseline")
+        delta = (
+            f"{versus['diff']:+.3g} [{versus['low']:+.3g}, {versus['high']:+.3g}]"
+            if versus
+            else "—"
+        )
+        cpu = statistics.mean(r["cost"]["train_cpu_s"] for r in mine) / 60
+        made = [r["teacher"] for r in mine]
+        teacher = (
+            f"{sum(t['accepted'] for t in made)} / {sum(t['attempts'] for t in made)} / "
+            f"{sum(t['levels_trained'] for t in made)}"
+            if any(t["attempts"] for t in made)
+            else "—"
+        )
+        note = document["variants"].get(name, {}).get("note", "")
+        lines.append(
+            f"| {name} | {note} | {stats['n']} | {stats['mean']:.3g} ± {stats['std']:.2g} | "
+            f"{per_seed} | {delta} | {cpu:.1f} | {teacher} |"
+        )
+    lines += ["", *_skill_table(runs), "", _origin(runs)]
+    return "\n".join(lines)
+
+
+def _skill_table(runs: list[dict[str, Any]]) -> list[str]:
+    """Mean per-skill figures per variant, the skills that differ most first."""
+    variants = sorted({r["variant"] for r in runs})
+    means: dict[str, dict[str, float]] = {}
+    for name in variants:
+        skills = [r["skills"] for r in runs if r["variant"] == name and r["skills"]]
+        if skills:
+            keys = set().union(*skills)
+            means[name] = {k: statistics.mean(s.get(k, 0.0) for s in skills) for k in keys}
+    if not means:
+        return []
+    keys = sorted(set().union(*(m.keys() for m in means.values())))
+    spread = {k: max(m.get(k, 0.0) for m in means.values()) - min(m.get(k, 0.0) for m in means.values()) for k in keys}
+    shown = sorted(keys, key=lambda k: -spread[k])[:SKILLS_SHOWN]
+    header = "| skill | " + " | ".join(means) + " |"
+    rows = [header, "|---|" + "---|" * len(means)]
+    for key in sorted(shown):
+        rows.append(f"| {key} | " + " | ".join(f"{m.get(key, 0.0):.2f}" for m in means.values()) + " |")
+    return ["Per-skill figures of the target protocol (mean over seeds; the skills whose values differ most between variants):", "", *rows]
+
+
+def _origin(runs: list[dict[str, Any]]) -> str:
+    commits = sorted({r["provenance"]["commit"][:10] for r in runs})
+    stacks = sorted(
+        {
+            ", ".join(f"{k} {v}" for k, v in r["provenance"]["versions"].items() if v)
+            for r in runs
+        }
+    )
+    threads = sorted({json.dumps(r["provenance"]["threads"], sort_keys=True) for r in runs})
+    return (
+        f"Runs: {len(runs)}; commits {', '.join(commits)}; stack: {'; '.join(stacks)}; "
+        f"threads: {'; '.join(threads)}."
+    )
+
+
+def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[str]:
+    """Replace (or append) every experiment's section; returns the experiments written."""
+    text = results.read_text() if results.is_file() else "# Results\n"
+    written = []
+    for name in ORDER:
+        path = figures / f"{name}.json"
+        if not path.is_file():
+            continue
+        body = section(json.loads(path.read_text()))
+        start, end = f"<!-- experiment:{name} -->", f"<!-- /experiment:{name} -->"
+        block = f"{start}\n{body}\n{end}"
+        if start in text and end in text:
+            head, rest = text.split(start, 1)
+            _, tail = rest.split(end, 1)
+            text = head + block + tail
+        else:
+            text = text.rstrip("\n") + f"\n\n## {name}\n\n{block}\n"
+        written.append(name)
+    results.write_text(text)
+    return written
+
+
+if __name__ == "__main__":
+    print("rebuilt:", ", ".join(rebuild_results()) or "nothing (no experiment file yet)")
