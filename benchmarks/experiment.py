@@ -76,7 +76,12 @@ def _experiments() -> dict[str, Experiment]:
 def config_key(variant: Variant, seed: int, steps: int) -> str:
     """What makes two runs the same run (the file is resumed on it)."""
     text = json.dumps(
-        {"method": variant.method, "config": variant.config.to_dict(), "seed": seed, "steps": steps},
+        {
+            "method": variant.method,
+            "config": variant.config.to_dict(),
+            "seed": seed,
+            "steps": steps,
+        },
         sort_keys=True,
         default=str,
     )
@@ -85,7 +90,7 @@ def config_key(variant: Variant, seed: int, steps: int) -> str:
 
 def record(name: str, variant: Variant, result: MethodResult, steps: int) -> dict[str, Any]:
     """One run's entry of the experiment's JSON."""
-    figures = dict(result.target)
+    figures: dict[str, Any] = dict(result.target)
     skills = figures.pop("skills", {})
     return {
         "variant": name,
@@ -121,7 +126,7 @@ def summarise(runs: list[dict[str, Any]], headline: str, baseline: str) -> dict[
     summary: dict[str, Any] = {"headline": headline, "baseline": baseline, "variants": {}}
     base = by_variant.get(baseline, [])
     for name, values in by_variant.items():
-        entry = {"n": len(values), "mean": _mean(values), "std": _std(values)}
+        entry: dict[str, Any] = {"n": len(values), "mean": _mean(values), "std": _std(values)}
         if name != baseline and len(values) > 1 and len(base) > 1:
             entry["vs_baseline"] = welch_interval(values, base)
         summary["variants"][name] = entry
@@ -242,7 +247,9 @@ def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
         "experiment": experiment.name,
         "protocol": experiment.protocol,
         "baseline": experiment.baseline,
-        "variants": {name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()},
+        "variants": {
+            name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()
+        },
         "runs": [],
         "summary": {},
     }
@@ -260,7 +267,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiment", choices=sorted(experiments))
     parser.add_argument("--variants", help="comma-separated (default: all)")
-    parser.add_argument("--seeds", help="training seeds, comma-separated (default: the experiment's)")
+    parser.add_argument(
+        "--seeds", help="training seeds, comma-separated (default: the experiment's)"
+    )
     parser.add_argument("--steps", type=int, help="override the budget (a different run)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=Path("runs/experiments"))

@@ -87,7 +87,7 @@ class MethodResult:
 
     method: str
     seed: int
-    target: dict[str, float]
+    target: dict[str, Any]  # the protocol's figures, the headline first, skills under "skills"
     env_steps: int
     wall_s: float
     train_s: float
