@@ -1,1 +1,1 @@
-"""Runnable measurements: each prints its figures beside its anchor and writes docs/figures/*.json."""
+"""Runnable measurements: each prints its figures beside its anchor and writes docs/figures/."""

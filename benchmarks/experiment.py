@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import hashlib
 import json
 import math
@@ -31,7 +32,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,12 @@ def _experiments() -> dict[str, Experiment]:
 def config_key(variant: Variant, seed: int, steps: int) -> str:
     """What makes two runs the same run (the file is resumed on it)."""
     text = json.dumps(
-        {"method": variant.method, "config": variant.config.to_dict(), "seed": seed, "steps": steps},
+        {
+            "method": variant.method,
+            "config": variant.config.to_dict(),
+            "seed": seed,
+            "steps": steps,
+        },
         sort_keys=True,
         default=str,
     )
@@ -85,7 +91,7 @@ def config_key(variant: Variant, seed: int, steps: int) -> str:
 
 def record(name: str, variant: Variant, result: MethodResult, steps: int) -> dict[str, Any]:
     """One run's entry of the experiment's JSON."""
-    figures = dict(result.target)
+    figures: dict[str, Any] = dict(result.target)
     skills = figures.pop("skills", {})
     return {
         "variant": name,
@@ -121,7 +127,7 @@ def summarise(runs: list[dict[str, Any]], headline: str, baseline: str) -> dict[
     summary: dict[str, Any] = {"headline": headline, "baseline": baseline, "variants": {}}
     base = by_variant.get(baseline, [])
     for name, values in by_variant.items():
-        entry = {"n": len(values), "mean": _mean(values), "std": _std(values)}
+        entry: dict[str, Any] = {"n": len(values), "mean": _mean(values), "std": _std(values)}
         if name != baseline and len(values) > 1 and len(base) > 1:
             entry["vs_baseline"] = welch_interval(values, base)
         summary["variants"][name] = entry
@@ -155,21 +161,24 @@ def _std(values: list[float]) -> float:
 
 
 # ----------------------------------------------------------------------------- running
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(domain: str, pool_size: int, rollout_steps: int) -> None:
-    """One per process: a warm sandbox pool, its rollout function compiled before any run."""
-    from dicode.levels.pipeline import Validator
-
-    validator = Validator(domain, pool_size=pool_size, warm=1, rollout_steps=rollout_steps)
-    atexit.register(validator.close)
-    validator.warm_up()
-    _WORKER["validator"] = validator
+_WORKER: dict[str, Any] = {}  # per worker process: its warm sandbox pool, once needed
 
 
 def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
-    return run_method(variant.method, steps, seed, out, variant.config, _WORKER["validator"])
+    """One run in a worker; the first run that generates levels starts the process's sandbox
+    pool (and compiles its rollouts) once, for every later run."""
+    validator = None
+    if variant.method != "target":
+        if "validator" not in _WORKER:
+            from dicode.levels.pipeline import Validator
+
+            g, domain = variant.config.generator, variant.config.domain
+            _WORKER["validator"] = Validator(
+                domain, pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps
+            )
+            atexit.register(_WORKER["validator"].close)
+        validator = _WORKER["validator"]
+    return run_method(variant.method, steps, seed, out, variant.config, validator)
 
 
 def run_experiment(
@@ -196,13 +205,9 @@ def run_experiment(
     print(f"{experiment.name}: {len(tasks)} runs to do, {skipped} already in {figures}", flush=True)
     if not tasks:
         return document
-    g = experiment.variants[names[0]].config.generator
-    domain = experiment.variants[names[0]].config.domain
     started = time.perf_counter()
-    os.environ.update(THREADS)
     spawn = multiprocessing.get_context("spawn")  # JAX state must not be forked
-    init = (domain, g.pool_size, g.rollout_steps)
-    with ProcessPoolExecutor(jobs, spawn, initializer=_init_worker, initargs=init) as pool:
+    with _thread_settings(), ProcessPoolExecutor(jobs, spawn) as pool:
         futures = {
             pool.submit(_run, experiment.variants[name], steps, seed, out / experiment.name): name
             for name, seed in tasks
@@ -227,6 +232,21 @@ def run_experiment(
     return document
 
 
+@contextlib.contextmanager
+def _thread_settings() -> Iterator[None]:
+    """``THREADS`` in the environment while the pool spawns its workers (and runs)."""
+    saved = {name: os.environ.get(name) for name in THREADS}
+    os.environ.update(THREADS)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def _headline(experiment: Experiment) -> str:
     from dicode import domains
 
@@ -242,7 +262,9 @@ def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
         "experiment": experiment.name,
         "protocol": experiment.protocol,
         "baseline": experiment.baseline,
-        "variants": {name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()},
+        "variants": {
+            name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()
+        },
         "runs": [],
         "summary": {},
     }
@@ -260,7 +282,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiment", choices=sorted(experiments))
     parser.add_argument("--variants", help="comma-separated (default: all)")
-    parser.add_argument("--seeds", help="training seeds, comma-separated (default: the experiment's)")
+    parser.add_argument(
+        "--seeds", help="training seeds, comma-separated (default: the experiment's)"
+    )
     parser.add_argument("--steps", type=int, help="override the budget (a different run)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=Path("runs/experiments"))

@@ -70,27 +70,33 @@ def _skill_table(runs: list[dict[str, Any]]) -> list[str]:
     for name in variants:
         skills = [r["skills"] for r in runs if r["variant"] == name and r["skills"]]
         if skills:
-            keys = set().union(*skills)
-            means[name] = {k: statistics.mean(s.get(k, 0.0) for s in skills) for k in keys}
+            names: set[str] = set().union(*skills)
+            means[name] = {k: statistics.mean(s.get(k, 0.0) for s in skills) for k in names}
     if not means:
         return []
     keys = sorted(set().union(*(m.keys() for m in means.values())))
-    spread = {k: max(m.get(k, 0.0) for m in means.values()) - min(m.get(k, 0.0) for m in means.values()) for k in keys}
+    spread = {
+        k: max(m.get(k, 0.0) for m in means.values()) - min(m.get(k, 0.0) for m in means.values())
+        for k in keys
+    }
     shown = sorted(keys, key=lambda k: -spread[k])[:SKILLS_SHOWN]
     header = "| skill | " + " | ".join(means) + " |"
     rows = [header, "|---|" + "---|" * len(means)]
     for key in sorted(shown):
-        rows.append(f"| {key} | " + " | ".join(f"{m.get(key, 0.0):.2f}" for m in means.values()) + " |")
-    return ["Per-skill figures of the target protocol (mean over seeds; the skills whose values differ most between variants):", "", *rows]
+        rows.append(
+            f"| {key} | " + " | ".join(f"{m.get(key, 0.0):.2f}" for m in means.values()) + " |"
+        )
+    title = (
+        "Per-skill figures of the target protocol (mean over seeds; the skills whose values "
+        "differ most between variants):"
+    )
+    return [title, "", *rows]
 
 
 def _origin(runs: list[dict[str, Any]]) -> str:
     commits = sorted({r["provenance"]["commit"][:10] for r in runs})
     stacks = sorted(
-        {
-            ", ".join(f"{k} {v}" for k, v in r["provenance"]["versions"].items() if v)
-            for r in runs
-        }
+        {", ".join(f"{k} {v}" for k, v in r["provenance"]["versions"].items() if v) for r in runs}
     )
     threads = sorted({json.dumps(r["provenance"]["threads"], sort_keys=True) for r in runs})
     return (

@@ -9,6 +9,7 @@ endpoint).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -69,7 +70,8 @@ class StudentWorker:
         self._stop.set()
 
     def status(self) -> dict[str, Any]:
-        return dict(self.last)
+        """The last session's report, and the process the student runs in."""
+        return dict(self.last) | {"pid": os.getpid()}
 
 
 class EvaluatorWorker:

@@ -80,6 +80,14 @@ def test_generator_and_student_fill_the_archive(
     repo.close()
 
 
+def _process_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited; only its parent's wait is missing
+
+
 def _is_dead(actor: object) -> bool:
     try:
         ray.get(actor.status.remote(), timeout=30)  # type: ignore[attr-defined]
@@ -99,9 +107,11 @@ def test_killed_student_resumes_from_its_checkpoint(
     first = StudentActor.remote(sqlite_url, run_id, str(tmp_path), config, True)
     first.run.remote()
     wait_for(lambda: len(repo.list_checkpoints(run_id)) >= 2, 300, "two checkpoints")
+    pid = ray.get(first.status.remote(), timeout=60)["pid"]
     ray.kill(first, no_restart=True)  # no clean stop: as if the process died
-    # kill() is asynchronous: the actor may still save a checkpoint until it is really gone.
+    # kill() is asynchronous: the actor may still save a checkpoint until its process is gone.
     wait_for(lambda: _is_dead(first), 120, "the killed student to be gone")
+    wait_for(lambda: not _process_alive(pid), 120, "the killed student's process to end")
     saved = repo.latest_checkpoint(run_id)
     assert saved is not None
     sessions_before = len(repo.list_events(run_id=run_id, kind=SESSION_EVENT))
