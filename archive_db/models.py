@@ -105,6 +105,7 @@ class Level(Base):
         Index("ix_levels_run_status", "run_id", "status", "id"),
         Index("ix_levels_run_teacher", "run_id", "teacher", "id"),
         Index("ix_levels_run_sampled", "run_id", "times_sampled", "id"),
+        Index("ix_levels_run_skill", "run_id", "skill", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -118,6 +119,7 @@ class Level(Base):
     bundle_format: Mapped[str | None] = mapped_column(String(32))
     content_hash: Mapped[str] = mapped_column(String(128))
     teacher: Mapped[str] = mapped_column(String(200))
+    skill: Mapped[str | None] = mapped_column(String(200))  # the skill the level targets
     meta: Mapped[dict[str, Any]] = mapped_column(JsonType, default=dict)
     created_iteration: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utc_now)

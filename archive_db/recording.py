@@ -35,6 +35,7 @@ def attempt_rows(
     description: str | None = None,
     name: str | None = None,
     reasoning: str | None = None,
+    skill: str | None = None,
     meta: dict[str, Any] | None = None,
     created_iteration: int | None = None,
 ) -> tuple[NewAttempt, NewLevel | None]:
@@ -72,6 +73,7 @@ def attempt_rows(
         bundle_format=BUNDLE_FORMAT,
         name=name,
         reasoning=reasoning,
+        skill=skill,
         meta={"difficulty": dict(getattr(verdict, "difficulty", {}) or {})} | (meta or {}),
         created_iteration=created_iteration,
         parent_ids=() if parent_id is None else (parent_id,),
@@ -101,6 +103,7 @@ def record_result(
         description=result.description,
         name=result.title,
         reasoning=result.reasoning,
+        skill=result.skill,
         meta={"instruction": str(result.instruction), "repair_rounds": result.repair_rounds},
         created_iteration=created_iteration,
     )

@@ -50,6 +50,7 @@ class NewLevel:
     bundle_format: str | None = None
     name: str | None = None
     reasoning: str | None = None
+    skill: str | None = None  # the skill the level targets (the skill instruction's)
     meta: dict[str, Any] = field(default_factory=dict)
     created_iteration: int | None = None
     parent_ids: tuple[int, ...] = ()
@@ -75,6 +76,7 @@ class LevelInfo:
     bundle_format: str | None
     content_hash: str
     teacher: str
+    skill: str | None
     meta: dict[str, Any]
     created_iteration: int | None
     created_at: datetime
@@ -192,6 +194,7 @@ class LevelFilter:
     active: bool | None = None
     sampled: bool | None = None  # False: never drawn for training yet
     teacher: str | None = None
+    skill: str | None = None
 
 
 @dataclass(frozen=True)

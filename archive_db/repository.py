@@ -128,11 +128,12 @@ class ArchiveRepository:
         active: bool | None = None,
         sampled: bool | None = None,
         teacher: str | None = None,
+        skill: str | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[LevelInfo]:
         """Levels of a run by id; ``sampled=False`` lists those never drawn for training yet."""
-        where = LevelFilter(status=status, active=active, sampled=sampled, teacher=teacher)
+        where = LevelFilter(status, active, sampled, teacher, skill)
         return self.levels.listing(run_id, where, limit=limit, offset=offset)
 
     def page_levels(
@@ -143,11 +144,12 @@ class ArchiveRepository:
         active: bool | None = None,
         sampled: bool | None = None,
         teacher: str | None = None,
+        skill: str | None = None,
         limit: int,
         offset: int = 0,
     ) -> Page[LevelInfo]:
         """One page of `list_levels` with the number of matching levels."""
-        where = LevelFilter(status=status, active=active, sampled=sampled, teacher=teacher)
+        where = LevelFilter(status, active, sampled, teacher, skill)
         return self.levels.page(run_id, where, limit=limit, offset=offset)
 
     def update_level(

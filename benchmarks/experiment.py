@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import hashlib
 import json
 import math
@@ -31,7 +32,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,21 +161,24 @@ def _std(values: list[float]) -> float:
 
 
 # ----------------------------------------------------------------------------- running
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(domain: str, pool_size: int, rollout_steps: int) -> None:
-    """One per process: a warm sandbox pool, its rollout function compiled before any run."""
-    from dicode.levels.pipeline import Validator
-
-    validator = Validator(domain, pool_size=pool_size, warm=1, rollout_steps=rollout_steps)
-    atexit.register(validator.close)
-    validator.warm_up()
-    _WORKER["validator"] = validator
+_WORKER: dict[str, Any] = {}  # per worker process: its warm sandbox pool, once needed
 
 
 def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
-    return run_method(variant.method, steps, seed, out, variant.config, _WORKER["validator"])
+    """One run in a worker; the first run that generates levels starts the process's sandbox
+    pool (and compiles its rollouts) once, for every later run."""
+    validator = None
+    if variant.method != "target":
+        if "validator" not in _WORKER:
+            from dicode.levels.pipeline import Validator
+
+            g, domain = variant.config.generator, variant.config.domain
+            _WORKER["validator"] = Validator(
+                domain, pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps
+            )
+            atexit.register(_WORKER["validator"].close)
+        validator = _WORKER["validator"]
+    return run_method(variant.method, steps, seed, out, variant.config, validator)
 
 
 def run_experiment(
@@ -201,13 +205,9 @@ def run_experiment(
     print(f"{experiment.name}: {len(tasks)} runs to do, {skipped} already in {figures}", flush=True)
     if not tasks:
         return document
-    g = experiment.variants[names[0]].config.generator
-    domain = experiment.variants[names[0]].config.domain
     started = time.perf_counter()
-    os.environ.update(THREADS)
     spawn = multiprocessing.get_context("spawn")  # JAX state must not be forked
-    init = (domain, g.pool_size, g.rollout_steps)
-    with ProcessPoolExecutor(jobs, spawn, initializer=_init_worker, initargs=init) as pool:
+    with _thread_settings(), ProcessPoolExecutor(jobs, spawn) as pool:
         futures = {
             pool.submit(_run, experiment.variants[name], steps, seed, out / experiment.name): name
             for name, seed in tasks
@@ -230,6 +230,21 @@ def run_experiment(
                 flush=True,
             )
     return document
+
+
+@contextlib.contextmanager
+def _thread_settings() -> Iterator[None]:
+    """``THREADS`` in the environment while the pool spawns its workers (and runs)."""
+    saved = {name: os.environ.get(name) for name in THREADS}
+    os.environ.update(THREADS)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _headline(experiment: Experiment) -> str:

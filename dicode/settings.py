@@ -31,6 +31,11 @@ class GeneratorSettings:
     # False: open loop — parents uniform over all levels, instruction uniform, and the teacher
     # sees no performance (DiCode-OL and the domain-randomisation baselines).
     feedback: bool = True
+    # Closed loop: share of attempts that teach a skill the target student lacks (a frontier
+    # skill of its newest evaluation, among the first ``skill_choices``) instead of following
+    # the parent's status letter. 0 = DiCode as published.
+    skill_share: float = 0.5
+    skill_choices: int = 3
     teacher_options: dict[str, Any] = field(default_factory=dict)
 
 

@@ -17,7 +17,10 @@ seed. The methods differ in two choices only:
 | ``dicode_ol`` | open loop | as ``dicode`` |
 
 Closed loop = the generator's DiCode parent selection (strict candidates ∝ learnability) and
-the instruction from the parent's status letter; open loop = ``GeneratorSettings.feedback =
+the instruction from the parent's status letter, and — once the target student has been
+evaluated (every curve point is written to the run as a target event) — with probability
+``GeneratorSettings.skill_share`` a SKILL instruction for one of the world's frontier skills;
+open loop = ``GeneratorSettings.feedback =
 False`` (parent and instruction uniform, no profile). Every method that generates writes the
 student's outcomes back, so statuses and learnability are in the archive whether or not the
 method reads them; only ``dicode`` and ``dicode_ol`` admit levels to the bounded active set.
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from archive_db import ArchiveRepository
+from archive_db.kinds import TARGET_EVENT
 from dicode import domains
 from dicode.archive.config import ArchiveConfig
 from dicode.levels.pipeline import Validator
@@ -135,9 +139,7 @@ def run_method(
         repo = ArchiveRepository.open(f"sqlite:///{run_dir / 'archive.sqlite'}")
         generator_settings = replace(config.generator, feedback=chosen.generation == "closed")
         settings["generator"] = asdict(generator_settings)
-        run = repo.create_run(
-            f"{method}_s{seed}", domain=world.name, seed=seed, config=settings
-        )
+        run = repo.create_run(f"{method}_s{seed}", domain=world.name, seed=seed, config=settings)
         generator = Generator(
             repo, run.id, generator_settings, config.archive, domain=world.name, seed=seed,
             validator=validator,
@@ -156,8 +158,16 @@ def run_method(
                 generator.generate(config.levels_per_session)
                 generation_s += time.perf_counter() - t0
 
+            def show_teacher(point: CurvePoint) -> None:
+                # The generator reads the newest target evaluation of its run (closed loop).
+                payload = {"iteration": point.iteration, **point.target}
+                repo.add_event(TARGET_EVENT, payload, run_id=run.id)
+
             loop = StudentLoop(trainer, schedule)
-            curve = train(loop, env_steps, sessions, every, log=False, before_session=generate)
+            curve = train(
+                loop, env_steps, sessions, every, log=False,
+                before_session=generate, after_evaluation=show_teacher,
+            )  # fmt: skip
             attempts = generator.stats.accepted + generator.stats.rejected
             accepted = generator.stats.accepted
             trained = len(repo.list_levels(run.id, sampled=True))

@@ -159,4 +159,6 @@ def _conditions(run_id: int, where: LevelFilter) -> list[ColumnElement[bool]]:
         conditions.append(Level.times_sampled > 0 if where.sampled else Level.times_sampled == 0)
     if where.teacher is not None:
         conditions.append(Level.teacher == where.teacher)
+    if where.skill is not None:
+        conditions.append(Level.skill == where.skill)
     return conditions

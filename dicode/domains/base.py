@@ -51,8 +51,9 @@ class TargetProtocol(Protocol):
         """The network parameters stored in a checkpoint file of the world's student."""
         ...
 
-    def measure(self, params: Any) -> dict[str, float | int]:
-        """Play the protocol; the figures of ``Domain.target_metrics`` come first."""
+    def measure(self, params: Any) -> dict[str, Any]:
+        """Play the protocol; the figures of ``Domain.target_metrics`` come first, the per-skill
+        figures under ``"skills"`` (``{skill: rate in [0, 1]}``)."""
         ...
 
 
@@ -121,6 +122,15 @@ class Domain(Protocol):
     # --- target game and student ------------------------------------------------------------
     target_metrics: tuple[str, ...]  # figures of a target evaluation, the headline first
     headline_label: str  # how people read the headline, e.g. "target lines"
+
+    def describe_skills(self, figures: Mapping[str, Any]) -> str:
+        """A target evaluation's skill profile in a few lines, for prompts and people."""
+        ...
+
+    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
+        """Skills to teach next, best first: rarely mastered, while what they build on is
+        (the skill instruction's candidates; empty when nothing qualifies)."""
+        ...
 
     def profiles(self) -> Mapping[str, RunSettings]:
         """Named run presets (``dicode run --domain <world> --profile <name>``)."""

@@ -5,8 +5,9 @@ the target game's mean return of the previous iteration (Dreaming in Code; d = 2
 data of every compiled iteration, so a new ``R_prev`` never recompiles. The reference
 implementation never passed R in (its bonus stayed 20); here it is wired for real.
 
-``BONUS`` holds the paper's constants, in the units of Craftax's and Tetris's returns; a world
-whose returns live on another scale states its own ``BonusConfig`` (the maze: returns ≤ 1).
+``BONUS`` holds the paper's constants, in the units of Craftax's returns; a world whose returns
+live on another scale states its own ``BonusConfig`` in its reward's units (the maze: returns
+≤ 1; Tetris: a fixed d, its config says why).
 """
 
 from __future__ import annotations

@@ -48,8 +48,9 @@ class SlotTrainer(Protocol):
         Returns one tally per slot of the episodes that finished."""
         ...
 
-    def evaluate(self) -> dict[str, float]:
-        """The world's target protocol on the current policy, the headline figure first."""
+    def evaluate(self) -> dict[str, Any]:
+        """The world's target protocol on the current policy: numeric figures, the headline
+        first, and the per-skill figures under ``"skills"``."""
         ...
 
     def save(self, path: Path, extra: dict[str, Any]) -> None: ...
@@ -114,7 +115,7 @@ class StudentLoop:
             self.schedule.record(self.iteration, outcomes)
         return outcomes
 
-    def evaluate(self) -> dict[str, float]:
+    def evaluate(self) -> dict[str, Any]:
         return self.trainer.evaluate()
 
     def save(self, path: str | Path) -> None:
@@ -136,19 +137,20 @@ class CurvePoint:
     env_steps: int
     train_seconds: float  # wall-clock seconds in training sessions (compiles included)
     train_cpu_seconds: float  # process CPU seconds in training sessions (all threads)
-    target: dict[str, float] = field(default_factory=dict)  # the protocol's figures
+    target: dict[str, Any] = field(default_factory=dict)  # the protocol's figures and skills
     # Target-slot training episodes finished since the last row: mean return and world means.
     train_target: dict[str, float] = field(default_factory=dict)
 
     def row(self) -> dict[str, float]:
-        """Flat, for CSV: protocol figures as ``target_<name>``, training as ``train_<name>``."""
+        """Flat, for CSV: protocol figures as ``target_<name>`` (the per-skill ones left out:
+        the experiments' JSON keeps them), training as ``train_<name>``."""
         flat: dict[str, float] = {
             "iteration": self.iteration,
             "env_steps": self.env_steps,
             "train_seconds": self.train_seconds,
             "train_cpu_seconds": self.train_cpu_seconds,
         }
-        flat |= {f"target_{k}": v for k, v in self.target.items()}
+        flat |= {f"target_{k}": v for k, v in self.target.items() if k != "skills"}
         flat |= {f"train_{k}": v for k, v in self.train_target.items()}
         return flat
 
@@ -161,11 +163,14 @@ def train(
     checkpoint: Path | None = None,
     log: bool = True,
     before_session: Callable[[], object] | None = None,
+    after_evaluation: Callable[[CurvePoint], object] | None = None,
 ) -> list[CurvePoint]:
     """Train until ``env_steps`` environment steps; evaluate (and checkpoint) on a schedule.
 
     ``before_session`` runs before every session (e.g. a teacher writing the levels the
-    session may draw); its time is not counted as training time.
+    session may draw); ``after_evaluation`` receives every curve point as it is measured
+    (e.g. to show the teacher the target student's profile). Neither is counted as training
+    time.
     """
     curve: list[CurvePoint] = []
     train_seconds = cpu_seconds = 0.0
@@ -186,6 +191,8 @@ def train(
                 training | target_sum.means(),
             )
             curve.append(point)
+            if after_evaluation is not None:
+                after_evaluation(point)
             if log:
                 print(point.row(), flush=True)
             target_sum = EpisodeTally()

@@ -17,14 +17,17 @@ from dicode.archive.status import status_letter
 
 
 class MutationInstruction(StrEnum):
-    """Which way the child should move relative to its parent."""
+    """Which way the child should move relative to its parent; ``skill``: teach the skill the
+    request names (one the target student lacks), whatever the parent's status."""
 
     HARDER = "harder"
     VARY = "vary"
     EASIER = "easier"
+    SKILL = "skill"
 
 
 # Status letters (dicode.archive.status): A if SR >= 0.75, B if >= 0.5, C if >= 0.25, else D.
+# (The skill instruction is chosen by the generator from the target's profile, not by status.)
 _INSTRUCTION_BY_STATUS = {
     "A": MutationInstruction.HARDER,
     "B": MutationInstruction.VARY,
@@ -46,12 +49,18 @@ class PerformanceProfile:
     """How a student does on one level (or on the target game).
 
     ``success_rate_history`` is oldest first, one entry per training session;
-    ``goal_metrics`` holds named per-goal figures (e.g. ``mean_lines``, ``mean_pieces``,
-    ``goal_lines_success``).
+    ``goal_metrics`` holds named per-goal figures (e.g. ``mean_lines``, ``mean_pieces``);
+    ``skills`` the per-skill figures of the target protocol (Craftax: each achievement's success
+    rate; Tetris: how far games get and how lines are cleared; maze: solve rate by maze
+    property), ``figures`` the protocol's other figures the world's skill edits read, and
+    ``notes`` the world's own compact reading of them (``Domain.describe_skills``).
     """
 
     success_rate_history: tuple[float, ...] = ()
     goal_metrics: dict[str, float] = field(default_factory=dict)
+    skills: dict[str, float] = field(default_factory=dict)
+    figures: dict[str, float] = field(default_factory=dict)
+    notes: str = ""
 
     @property
     def latest_success_rate(self) -> float | None:
@@ -66,13 +75,21 @@ class PerformanceProfile:
             recent = ", ".join(f"{sr:.2f}" for sr in self.success_rate_history[-8:])
             lines.append(f"success rate per session (oldest first): {recent}")
         lines.extend(f"{name}: {value:g}" for name, value in sorted(self.goal_metrics.items()))
+        if self.notes:
+            lines.append(self.notes)
         return "\n".join(lines)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PerformanceProfile:
+        def numbers(key: str) -> dict[str, float]:
+            return {str(k): float(v) for k, v in data.get(key, {}).items()}
+
         return cls(
             success_rate_history=tuple(float(x) for x in data.get("success_rate_history", ())),
-            goal_metrics={str(k): float(v) for k, v in data.get("goal_metrics", {}).items()},
+            goal_metrics=numbers("goal_metrics"),
+            skills=numbers("skills"),
+            figures=numbers("figures"),
+            notes=str(data.get("notes", "")),
         )
 
 
@@ -108,6 +125,11 @@ class TeacherRequest:
     instruction: MutationInstruction
     examples: tuple[ExampleLevel, ...] = ()
     seed: int = 0
+    skill: str | None = None  # with instruction ``skill``: the skill the level should teach
+
+    def __post_init__(self) -> None:
+        if (self.instruction is MutationInstruction.SKILL) != (self.skill is not None):
+            raise ValueError("the 'skill' instruction and a skill name go together")
 
     @classmethod
     def for_parent(
@@ -190,6 +212,7 @@ class TeacherResult:
     rounds: list[CodeRound] = field(default_factory=list)
     latency_s: float = 0.0
     parent_id: str | None = None
+    skill: str | None = None  # the skill the level targets (the request's)
 
     @property
     def accepted(self) -> bool:
@@ -211,8 +234,11 @@ class TeacherResult:
         """JSON-safe dict of the whole attempt (the verdict reduced to its plain fields)."""
         verdict = None
         if self.verdict is not None:
-            verdict = {"accepted": self.verdict.accepted, "stage": self.verdict.stage,
-                       "error": self.verdict.error}
+            verdict = {
+                "accepted": self.verdict.accepted,
+                "stage": self.verdict.stage,
+                "error": self.verdict.error,
+            }
             for extra in ("difficulty", "warnings", "timings"):
                 value = getattr(self.verdict, extra, None)
                 if value is not None:
@@ -220,6 +246,7 @@ class TeacherResult:
         return {
             "teacher": self.teacher,
             "instruction": str(self.instruction),
+            "skill": self.skill,
             "parent_id": self.parent_id,
             "accepted": self.accepted,
             "failing_stage": self.failing_stage,

@@ -12,7 +12,7 @@ standing in when no edit of the asked kind applies (:func:`mutate_genome`).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, Self, TypeVar
 
@@ -144,11 +144,28 @@ def _apply_some(
 
 
 @dataclass(frozen=True)
+class SkillTarget:
+    """What a skill edit reads: the skill to teach and the target student's profile (its
+    per-skill figures and the protocol's other figures, e.g. Tetris's stack height before a
+    top-out)."""
+
+    skill: str
+    skills: Mapping[str, float]
+    figures: Mapping[str, float]
+
+
+# A skill edit: (parent genome, target, rng) → a child that teaches the skill, or None when the
+# world cannot teach that skill from this parent.
+SkillEdit = Callable[[Any, SkillTarget, np.random.Generator], Mutation[Any] | None]
+
+
+@dataclass(frozen=True)
 class GenomeCodec:
-    """One domain's genome, as the mutation teacher uses it (typed loosely: one per domain)."""
+    """One world's genome, as the mutation teacher uses it (typed loosely: one per world)."""
 
     read: Callable[[str], GenomeReading[Any]]
     write: Callable[[Any], str]
     describe: Callable[[Any], str]
     mutate: Callable[[Any, MutationInstruction, np.random.Generator, int], Mutation[Any]]
     fallback: str  # what a child of a parent outside the grammar starts from, in words
+    teach: SkillEdit  # the ``skill`` instruction

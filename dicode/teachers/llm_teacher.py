@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from string import Template
 from typing import Any
 
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, bounded_text
@@ -50,6 +51,13 @@ class LLMTeacherSettings:
     code_max_tokens: int = 4096
     examples_in_prompt: int = 3
     structured_output: StructuredOutput = "json_schema"  # "json_object" for llama.cpp's server
+
+
+def _instruction(request: TeacherRequest) -> str:
+    """The instruction as the prompt names it (with the skill to teach, for ``skill``)."""
+    if request.skill is None:
+        return request.instruction.value
+    return f"{request.instruction.value} — teach {request.skill}"
 
 
 def _format_examples(examples: list[ExampleLevel], with_code: bool) -> str:
@@ -91,7 +99,10 @@ class LLMTeacher:
     async def propose(self, request: TeacherRequest) -> TeacherResult:
         """One generation attempt; always returns a record, never raises on model output."""
         result = TeacherResult(
-            teacher=self.name, instruction=request.instruction, parent_id=request.parent.level_id
+            teacher=self.name,
+            instruction=request.instruction,
+            parent_id=request.parent.level_id,
+            skill=request.skill,
         )
         started = time.perf_counter()
         try:
@@ -117,8 +128,10 @@ class LLMTeacher:
             parent_status=parent.status,
             parent_profile=parent.profile.summary(),
             target_profile=request.target_profile.summary(),
-            instruction=request.instruction.value,
-            instruction_hint=self._prompts.instruction_hints[request.instruction],
+            instruction=_instruction(request),
+            instruction_hint=Template(
+                self._prompts.instruction_hints[request.instruction]
+            ).safe_substitute(skill=request.skill or ""),
             example_descriptions=_format_examples(shown.examples, with_code=False),
         )
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": user}]

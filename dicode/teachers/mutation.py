@@ -23,11 +23,12 @@ import numpy as np
 from dicode import domains
 from dicode.teachers.base import (
     CodeRound,
+    MutationInstruction,
     TeacherRequest,
     TeacherResult,
     Validate,
 )
-from dicode.teachers.genome_base import GenomeCodec, GenomeReading, Mutation
+from dicode.teachers.genome_base import GenomeCodec, GenomeReading, Mutation, SkillTarget
 from dicode.teachers.registry import TeacherContext
 
 TEACHER_NAME = "mutation"
@@ -69,7 +70,16 @@ class MutationTeacher:
         """The child's code and how it came about, without validating it."""
         rng = np.random.default_rng([self.seed, request.seed])
         reading = self.codec.read(request.parent.code)
-        mutation = self.codec.mutate(reading.genome, request.instruction, rng, self.max_edits)
+        mutation = None
+        if request.skill is not None:
+            profile = request.target_profile
+            target = SkillTarget(request.skill, profile.skills, profile.figures)
+            mutation = self.codec.teach(reading.genome, target, rng)
+        if mutation is None:  # no skill asked, or none this world can teach from the parent
+            instruction = request.instruction
+            if instruction is MutationInstruction.SKILL:
+                instruction = MutationInstruction.VARY
+            mutation = self.codec.mutate(reading.genome, instruction, rng, self.max_edits)
         text = child_description(request, reading, mutation, self.codec)
         child = replace(mutation.child, description=text).normalized()
         return ChildDraft(self.codec.write(child), child.description, mutation, reading)
@@ -77,7 +87,10 @@ class MutationTeacher:
     async def propose(self, request: TeacherRequest) -> TeacherResult:
         started = time.perf_counter()
         result = TeacherResult(
-            teacher=self.name, instruction=request.instruction, parent_id=request.parent.level_id
+            teacher=self.name,
+            instruction=request.instruction,
+            parent_id=request.parent.level_id,
+            skill=request.skill,
         )
         try:
             draft = self.write_child(request)
@@ -147,7 +160,12 @@ def child_description(
         + "."
     )
     paragraphs = [codec.describe(mutation.child), change]
-    if mutation.instruction is not asked:
+    if mutation.instruction is not asked and asked is MutationInstruction.SKILL:
+        paragraphs.append(
+            f"No level teaching {request.skill} could be made from this parent, so the level "
+            "was varied."
+        )
+    elif mutation.instruction is not asked:
         paragraphs.append(
             f"No {asked} edit applied (every field is at its bound), so the level was varied."
         )

@@ -95,6 +95,7 @@ class LevelFields(FromRecord):
     domain: str
     name: str | None
     teacher: str
+    skill: str | None = Field(description="the skill the level targets, if a skill edit made it")
     status: StatusLetter
     success_rate: float | None
     score: float = Field(description="learnability p(1-p)")

@@ -22,6 +22,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +49,12 @@ from services.generator.control import is_paused
 
 log = logging.getLogger(__name__)
 DEFAULT_ARCHIVE = ArchiveConfig()
+# Open loop draws the direction uniformly among these (the skill instruction needs feedback).
+OPEN_LOOP_INSTRUCTIONS = (
+    MutationInstruction.HARDER,
+    MutationInstruction.VARY,
+    MutationInstruction.EASIER,
+)
 
 
 @dataclass
@@ -263,7 +270,7 @@ class Generator:
             parent_id = int(self._rng.choice(columns.ids))
             level = self.repo.get_level(parent_id)
             parent = ParentLevel(level.description, level.code, level_id=str(parent_id))
-            instruction = MutationInstruction(self._rng.choice(list(MutationInstruction)))
+            instruction = MutationInstruction(self._rng.choice(list(OPEN_LOOP_INSTRUCTIONS)))
             seed = int(self._rng.integers(2**31)) + number
             return TeacherRequest(parent, PerformanceProfile(), instruction, seed=seed), parent_id
         parent_id = int(select_parents(columns, 1, self._rng, self.archive)[0])
@@ -277,20 +284,45 @@ class Generator:
             profile=PerformanceProfile(success_rate_history=history),
             level_id=str(parent_id),
         )
-        request = TeacherRequest.for_parent(
-            parent, self._target_profile(), seed=int(self._rng.integers(2**31)) + number
-        )
+        newest = self._newest_target_evaluation()
+        profile = self._target_profile(newest)
+        seed = int(self._rng.integers(2**31)) + number
+        skill = self._skill_to_teach(newest)
+        if skill is not None:
+            skilled = MutationInstruction.SKILL
+            request = TeacherRequest(parent, profile, skilled, seed=seed, skill=skill)
+        else:
+            request = TeacherRequest.for_parent(parent, profile, seed=seed)
         return request, parent_id
 
-    def _target_profile(self) -> PerformanceProfile:
+    def _newest_target_evaluation(self) -> dict[str, Any]:
         evals = self.repo.list_events(run_id=self.run_id, kind=TARGET_EVENT)
-        if not evals:
+        return dict(evals[-1].payload) if evals else {}
+
+    def _target_profile(self, newest: dict[str, Any]) -> PerformanceProfile:
+        """The target student's profile: headline figures, skills and the world's reading."""
+        if not newest:
             return PerformanceProfile()
-        newest = evals[-1].payload
-        names = domains.get(self.domain).target_metrics
+        world = domains.get(self.domain)
+        numbers = {
+            k: float(v)
+            for k, v in newest.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        }
+        skills = {k: float(v) for k, v in dict(newest.get("skills", {})).items()}
         return PerformanceProfile(
-            goal_metrics={name: float(newest[name]) for name in names if name in newest}
+            goal_metrics={name: numbers[name] for name in world.target_metrics if name in numbers},
+            skills=skills,
+            figures=numbers,
+            notes=world.describe_skills(newest),
         )
+
+    def _skill_to_teach(self, newest: dict[str, Any]) -> str | None:
+        """With probability ``skill_share``, one of the world's first frontier skills."""
+        if not newest or self._rng.random() >= self.settings.skill_share:
+            return None
+        frontier = domains.get(self.domain).frontier_skills(newest)[: self.settings.skill_choices]
+        return str(self._rng.choice(frontier)) if frontier else None
 
 
 async def _wait_any(running: set[asyncio.Task[None]], stop: asyncio.Event, timeout: float) -> None:

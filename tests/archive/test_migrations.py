@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -48,27 +50,32 @@ def _indexes(engine: Engine, table: str) -> set[str]:
         return {str(ix["name"]) for ix in inspect(conn).get_indexes(table)}
 
 
-def test_listing_indexes_come_to_an_archive_with_data(archive_url: str) -> None:
-    """0001 → 0002 on a filled archive: the (run, …, id) indexes replace the plain run ones,
-    nothing stored changes, and the downgrade puts the old indexes back."""
-    config = alembic_config(archive_url)
-    command.upgrade(config, "0001")
-    repo = ArchiveRepository.open(archive_url, migrate=False)
+def test_a_filled_archive_goes_down_to_0001_and_back_to_head(archive_url: str) -> None:
+    """Upgrades keep every stored level: 0002's (run, …, id) listing indexes replace the plain
+    run ones, 0003's skill column comes empty; downgrades put the old indexes back."""
+    repo = ArchiveRepository.open(archive_url)
     run = repo.create_run("old", domain="tetris", seed=0).id
     for tag in "abc":
-        level = NewLevel(domain="tetris", content_hash=tag, teacher=tag)
+        level = NewLevel(domain="tetris", content_hash=tag, teacher=tag, skill=f"skill_{tag}")
         attempt = NewAttempt(teacher=tag, stage_reached="x", verdict="accepted")
         repo.record_attempt(run, attempt, level)
-    before = repo.list_levels(run)
-    upgrade_to_head(archive_url)
+    assert [level.skill for level in repo.list_levels(run)] == ["skill_a", "skill_b", "skill_c"]
+    before = [replace(level, skill=None) for level in repo.list_levels(run)]
+    config = alembic_config(archive_url)
+    command.downgrade(config, "0001")
     listing = {"page", "status", "teacher", "sampled"}
-    assert {f"ix_levels_run_{name}" for name in listing} <= _indexes(repo.engine, "levels")
+    assert "ix_levels_run_id" in _indexes(repo.engine, "levels")
+    assert not {f"ix_levels_run_{name}" for name in listing | {"skill"}} & _indexes(
+        repo.engine, "levels"
+    )
+    assert "ix_generation_attempts_run_id" in _indexes(repo.engine, "generation_attempts")
+
+    upgrade_to_head(archive_url)
+    assert {f"ix_levels_run_{name}" for name in listing | {"skill"}} <= _indexes(
+        repo.engine, "levels"
+    )
     assert "ix_levels_run_id" not in _indexes(repo.engine, "levels")
     assert "ix_generation_attempts_run_page" in _indexes(repo.engine, "generation_attempts")
     assert repo.list_levels(run) == before
     assert repo.page_levels(run, teacher="b", limit=5).items == (before[1],)
-    command.downgrade(config, "0001")
-    assert "ix_levels_run_id" in _indexes(repo.engine, "levels")
-    assert not {f"ix_levels_run_{name}" for name in listing} & _indexes(repo.engine, "levels")
-    assert "ix_generation_attempts_run_id" in _indexes(repo.engine, "generation_attempts")
     repo.close()

@@ -128,6 +128,9 @@ def test_evaluation_reports_the_papers_figures(trainer: CraftaxSlotTrainer) -> N
     figures = trainer.evaluate()
     assert next(iter(figures)) == "percent_of_max"
     assert figures["mean_return"] == pytest.approx(result.mean_return)
+    # The skill profile: every achievement's share of games, after the numeric figures.
+    assert figures["skills"] == rates and list(figures)[-1] == "skills"
+    assert all(isinstance(v, float) for k, v in figures.items() if k != "skills")
 
 
 def test_checkpoint_round_trip(

@@ -21,6 +21,7 @@ from dicode.domains.maze.builder import MazeLevel
 from dicode.domains.maze.generate import stack
 from dicode.domains.maze.heldout import held_out_names
 from dicode.domains.maze.level_checks import MazePool, decode
+from dicode.domains.maze.skills import SKILLS
 from dicode.settings import EvaluatorSettings, StudentSettings
 from dicode.student.curriculum import TARGET
 from dicode.student.loop import StudentLoop, train
@@ -186,9 +187,13 @@ def test_a_short_student_loop_run_and_the_target_protocol(tmp_path: Path) -> Non
     names = held_out_names()
     assert len(names) >= 10 and all(f"solve_{n}" in figures for n in names)
     assert 0.0 <= figures["solve_rate"] <= 1.0 and "dr_solve_rate" in figures
-    skills = ("skill_path_short", "skill_path_long", "skill_dead_ends", "skill_no_dead_ends")
-    assert all(0.0 <= figures[name] <= 1.0 for name in skills)
-    assert any(name.startswith("dr_skill_path_") for name in figures)
+    # The skill profile comes last: solve rates by maze property, each in [0, 1].
+    assert list(figures)[-1] == "skills"
+    # (CurvePoint types its figures as dict[str, float]; the profile is a nested dict.)
+    skills: dict[str, float] = figures["skills"]  # type: ignore[assignment]
+    assert {"path_short", "path_long", "dead_ends", "no_dead_ends"} <= set(skills)
+    assert any(name.startswith("dr_path_") for name in skills) and set(skills) <= set(SKILLS)
+    assert all(0.0 <= rate <= 1.0 for rate in skills.values())
     assert figures["solve_rate"] == pytest.approx(np.mean([figures[f"solve_{n}"] for n in names]))
     assert len(schedule.recorded) == 4 and all(set(o) <= {TARGET, 0, 1} for o in schedule.recorded)
     assert trainer.evaluate() == figures  # fixed key, same parameters: the same episodes

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from archive_db import ArchiveRepository
+from archive_db.kinds import TARGET_EVENT
 from dicode.levels.pipeline import Validator
 from dicode.settings import EvaluatorSettings, StudentSettings
 from dicode.student.loop import read_curve
@@ -19,9 +20,7 @@ from tests.services.conftest import TINY, new_run
 
 TINY_METHODS = MethodConfig(
     domain="tetris",
-    student=StudentSettings(
-        replace(TINY.student.ppo, num_slots=5), iterations_per_session=1
-    ),
+    student=StudentSettings(replace(TINY.student.ppo, num_slots=5), iterations_per_session=1),
     evaluator=EvaluatorSettings(games=2, max_steps=30),
     generator=TINY.generator,
     levels_per_session=2,
@@ -57,6 +56,12 @@ def test_each_method_trains_the_budget_and_leaves_a_curve(
     assert stats.levels == 11 + result.accepted  # the seed levels and the accepted children
     trained = repo.list_levels(run.id, sampled=True)
     assert trained and all(repo.level_history(level.id) for level in trained)
+    # Every curve point reaches the run as a target evaluation (what skill requests read).
+    shown = [event.payload for event in repo.list_events(run_id=run.id, kind=TARGET_EVENT)]
+    assert [e["iteration"] for e in shown] == [0, 2]
+    assert "clear_tetris" in shown[-1]["skills"]  # survival marks above the cap are left out
+    if METHODS[method].generation == "open":
+        assert all(level.skill is None for level in repo.list_levels(run.id))
     repo.close()
 
 

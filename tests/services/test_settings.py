@@ -31,9 +31,10 @@ def test_craftax_smoke_fits_two_cores() -> None:
     assert smoke.generator.in_flight == 1
 
 
-def test_a_tetris_run_stored_with_retired_bonus_keys_still_reads() -> None:
+def test_a_run_stored_without_newer_keys_reads_with_their_defaults() -> None:
     stored = profile("quick", domain="tetris").to_dict()
-    stored["student"]["ppo"] |= {"bonus_floor": 20.0, "bonus_scale": 2.0}
+    del stored["student"]["ppo"]["level_context"]
+    del stored["generator"]["skill_share"]
     assert RunSettings.from_dict(stored) == profile("quick", domain="tetris")
 
 

@@ -66,18 +66,27 @@ def test_completion_bonus_is_max_of_floor_and_scaled_previous_return() -> None:
     assert np.allclose(completion_bonus(success, jnp.float32(50.0)), [100.0, 0.0, 100.0])
 
 
-def test_bonus_paid_in_training_changes_with_r_prev(tiny_trainer: Trainer) -> None:
+def _bonus_paid_per_success(trainer: Trainer) -> dict[float, float]:
     # Every placement on this level meets its goal, so every step pays the bonus once.
     slots = slots_of(pool_of(_survive_one_piece()), pool_of(_survive_one_piece()))
-    runner = tiny_trainer.init(1, slots)
+    runner = trainer.init(1, slots)
     keep = jnp.asarray([False, False])
     paid = {}
     for r_prev in (0.0, 10.0, 40.0):
-        _, stats, metrics = tiny_trainer.iterate(runner, slots, keep, jnp.float32(r_prev))
+        _, stats, metrics = trainer.iterate(runner, slots, keep, jnp.float32(r_prev))
         successes = int(stats.successes.sum())
         assert successes == TINY.num_envs * TINY.num_steps
         paid[r_prev] = float(metrics["bonus_sum"]) / successes
-    assert paid == {0.0: 20.0, 10.0: 20.0, 40.0: 80.0}
+    return paid
+
+
+def test_bonus_is_the_floor_in_reward_units_by_default(tiny_trainer: Trainer) -> None:
+    assert _bonus_paid_per_success(tiny_trainer) == {0.0: 20.0, 10.0: 20.0, 40.0: 20.0}
+
+
+def test_papers_bonus_changes_with_r_prev() -> None:
+    papers = Trainer(dataclasses.replace(TINY, bonus_scale=2.0))
+    assert _bonus_paid_per_success(papers) == {0.0: 20.0, 10.0: 20.0, 40.0: 80.0}
 
 
 def test_finished_episodes_are_reported_per_slot(tiny_trainer: Trainer) -> None:

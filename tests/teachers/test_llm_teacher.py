@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dicode import domains
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers.base import (
     ExampleLevel,
@@ -97,8 +98,11 @@ def with_syntax_error(code: str) -> str:
 
 # ---- the good path -------------------------------------------------------------------------
 def test_good_answer_is_accepted_and_every_exchange_recorded(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     server.enqueue(
         FakeReply.json(DESCRIPTION), FakeReply.text(f"<code>\n{good_code(seeds)}</code>")
@@ -135,8 +139,13 @@ def test_good_answer_is_accepted_and_every_exchange_recorded(
     ids=["fenced-with-prose", "prose-around-tag", "bare"],
 )
 def test_answer_formats_are_extracted(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel], wrap: Any, method: str,
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
+    wrap: Any,
+    method: str,
 ) -> None:
     server.enqueue(FakeReply.json(DESCRIPTION), FakeReply.text(wrap(good_code(seeds))))
     result = propose(make_teacher(server, validate, system_prompt), request_for(parent, seeds))
@@ -146,8 +155,11 @@ def test_answer_formats_are_extracted(
 
 # ---- the repair loop -------------------------------------------------------------------------
 def test_fixable_syntax_error_is_repaired_into_an_accepted_level(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     broken = with_syntax_error(good_code(seeds))
     server.enqueue(
@@ -169,8 +181,11 @@ def test_fixable_syntax_error_is_repaired_into_an_accepted_level(
 
 
 def test_unfixed_error_stops_after_the_configured_rounds(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     broken = with_syntax_error(good_code(seeds))
     server.enqueue(FakeReply.json(DESCRIPTION), *[FakeReply.text(broken)] * 2, FakeReply.text("x"))
@@ -185,8 +200,12 @@ def test_unfixed_error_stops_after_the_configured_rounds(
 
 # ---- scripted failures: each recorded with a clear error -------------------------------------
 def test_hostile_code_is_rejected_by_the_sandbox_and_never_runs_here(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel], tmp_path: Path,
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
+    tmp_path: Path,
 ) -> None:
     marker = tmp_path / "pwned"
     hostile = (
@@ -205,8 +224,11 @@ def test_hostile_code_is_rejected_by_the_sandbox_and_never_runs_here(
 
 
 def test_truncated_description_json_is_explained(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     cut = json.dumps(DESCRIPTION)[:60]
     server.enqueue(*[FakeReply.text(cut, finish_reason="length")] * 2)
@@ -218,8 +240,11 @@ def test_truncated_description_json_is_explained(
 
 
 def test_description_retry_recovers_from_one_bad_answer(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     server.enqueue(
         FakeReply.text("Sure! Here's my idea: more garbage."),
@@ -234,8 +259,11 @@ def test_description_retry_recovers_from_one_bad_answer(
 
 
 def test_empty_answers_are_explained(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     server.enqueue(FakeReply.json(DESCRIPTION), FakeReply.empty())
     result = propose(make_teacher(server, validate, system_prompt), request_for(parent, seeds))
@@ -244,8 +272,11 @@ def test_empty_answers_are_explained(
 
 
 def test_prose_without_code_goes_to_repair_with_the_reason(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     server.enqueue(
         FakeReply.json(DESCRIPTION),
@@ -259,8 +290,11 @@ def test_prose_without_code_goes_to_repair_with_the_reason(
 
 
 def test_http_500_is_recorded_with_its_status(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     server.enqueue(*[FakeReply.http_error(500, "engine dead")] * 2)
     result = propose(make_teacher(server, validate, system_prompt), request_for(parent, seeds))
@@ -270,8 +304,11 @@ def test_http_500_is_recorded_with_its_status(
 
 
 def test_rate_limit_with_retry_after_is_waited_out(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     server.enqueue(
         FakeReply.json(DESCRIPTION),
@@ -286,8 +323,11 @@ def test_rate_limit_with_retry_after_is_waited_out(
 
 
 def test_answer_slower_than_the_timeout_is_a_timeout(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     server.enqueue(FakeReply.json(DESCRIPTION), FakeReply.slow("late", delay_s=3.0))
     teacher = make_teacher(server, validate, system_prompt, timeout_s=0.5, max_retries=0)
@@ -297,15 +337,21 @@ def test_answer_slower_than_the_timeout_is_a_timeout(
 
 
 def test_teacher_keeps_working_through_a_run_of_failures(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     """One teacher object, many attempts: each failure is a record; the last one succeeds."""
     server.enqueue(
-        FakeReply.http_error(503), FakeReply.http_error(503),    # description: server down
-        FakeReply.truncated_body(),                              # description: broken body
-        FakeReply.json(DESCRIPTION), FakeReply.empty(),          # code: empty
-        FakeReply.json(DESCRIPTION), FakeReply.text(f"<code>{good_code(seeds)}</code>"),
+        FakeReply.http_error(503),
+        FakeReply.http_error(503),  # description: server down
+        FakeReply.truncated_body(),  # description: broken body
+        FakeReply.json(DESCRIPTION),
+        FakeReply.empty(),  # code: empty
+        FakeReply.json(DESCRIPTION),
+        FakeReply.text(f"<code>{good_code(seeds)}</code>"),
     )
     teacher = make_teacher(server, validate, system_prompt)
 
@@ -324,7 +370,10 @@ def test_teacher_keeps_working_through_a_run_of_failures(
 
 
 def test_broken_validator_is_recorded_as_a_sandbox_failure(
-    server: FakeOpenAIServer, system_prompt: str, parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     def unavailable(source: str) -> Any:
         raise OSError("sandbox worker pool is gone")
@@ -336,8 +385,16 @@ def test_broken_validator_is_recorded_as_a_sandbox_failure(
 
 
 # ---- invariants ------------------------------------------------------------------------------
-FORBIDDEN_CALLS = {"exec", "eval", "compile", "__import__", "import_module", "run_path",
-                   "exec_module", "spec_from_file_location"}
+FORBIDDEN_CALLS = {
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "import_module",
+    "run_path",
+    "exec_module",
+    "spec_from_file_location",
+}
 
 
 def called_names(source: str) -> set[str]:
@@ -363,8 +420,11 @@ def test_teacher_path_never_executes_generated_code(module: str) -> None:
 
 
 def test_repair_call_failure_keeps_the_rejection_it_was_fixing(
-    server: FakeOpenAIServer, validate: Validate, system_prompt: str,
-    parent: ParentLevel, seeds: list[ExampleLevel],
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
 ) -> None:
     broken = with_syntax_error(good_code(seeds))
     server.enqueue(
@@ -374,3 +434,39 @@ def test_repair_call_failure_keeps_the_rejection_it_was_fixing(
     assert result.failing_stage == "syntax"
     assert result.error and "sandbox rejected the level at stage 'syntax'" in result.error
     assert "then repair-1 stage: model call failed (server_error)" in result.error
+
+
+# ---- the skill instruction -------------------------------------------------------------------
+def test_the_prompt_shows_the_targets_skill_profile_and_the_skill_to_teach(
+    server: FakeOpenAIServer,
+    validate: Validate,
+    system_prompt: str,
+    parent: ParentLevel,
+    seeds: list[ExampleLevel],
+) -> None:
+    figures = {
+        "mean_lines": 40.0, "topout_height": 13.5, "topout_holes": 7.0,
+        "skills": {"survive_250": 0.6, "survive_500": 0.2, "survive_1000": 0.0,
+                   "clear_double": 0.12, "clear_triple": 0.02, "clear_tetris": 0.0},
+    }  # fmt: skip
+    tetris = domains.get("tetris")
+    profile = PerformanceProfile(
+        goal_metrics={"mean_lines": 40.0},
+        skills=dict(figures["skills"]),  # type: ignore[arg-type]
+        notes=tetris.describe_skills(figures),
+    )
+    request = TeacherRequest(
+        parent, profile, MutationInstruction.SKILL, tuple(seeds), seed=7, skill="survive_250"
+    )
+    server.enqueue(
+        FakeReply.json(DESCRIPTION), FakeReply.text(f"<code>\n{good_code(seeds)}</code>")
+    )
+    result = propose(make_teacher(server, validate, system_prompt), request)
+
+    assert result.accepted and result.skill == "survive_250"
+    prompt = server.chat_requests()[0]["messages"][1]["content"]
+    assert "skill — teach survive_250" in prompt
+    assert 'does not yet master "survive_250"' in prompt  # the skill hint, filled in
+    assert "games reaching 250 pieces 60 %" in prompt  # the world's reading of the profile
+    assert "13.5 rows high with 7.0 holes" in prompt
+    assert "to learn next: survive_250" in prompt

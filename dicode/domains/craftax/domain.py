@@ -124,8 +124,18 @@ class CraftaxDomain:
 
         return GenomeCodec(
             genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
-            fallback="the unmodified game (every achievement as goal)",
+            fallback="the unmodified game (every achievement as goal)", teach=genome_edits.teach,
         )  # fmt: skip
+
+    def describe_skills(self, figures: Mapping[str, Any]) -> str:
+        from dicode.domains.craftax import skills
+
+        return skills.describe_skills(figures)
+
+    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
+        from dicode.domains.craftax import skills
+
+        return skills.frontier_skills(figures)
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES

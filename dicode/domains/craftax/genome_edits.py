@@ -16,6 +16,10 @@ small edits, chosen by the instruction derived from the parent's status.
   farther, resources of one kind swapped for another the goal uses, or one goal achievement
   swapped for another at the same depth of the tech tree.
 
+The ``skill`` instruction has its own edit, :func:`teach`: a level whose goal is exactly the
+achievement to teach, starting where it lives with what it builds on granted (items, stations
+and resources near the player, the mob of a kill) but never the achievement itself.
+
 Every edit keeps the genome inside its bounds (``craftax_genome.check_bounds``) and inside the
 teacher's tighter caps below, never makes a possible goal impossible (``goal_possible``), and
 returns a ``before → after`` note; an edit that cannot apply returns ``None`` and another is
@@ -31,14 +35,18 @@ from typing import TypeVar
 import numpy as np
 
 from dicode.domains.craftax.catalog import (
+    ACHIEVEMENT_IDS,
     FLOOR_ENTRY_ACHIEVEMENT,
     FLOOR_NAMES,
+    INVENTORY_ACHIEVEMENTS,
     MOB_CAPS,
+    MOB_KINDS,
     floor_mob_kind,
 )
 from dicode.domains.craftax.genome import (
     ALL_ACHIEVEMENTS,
     ITEM_LIMITS,
+    ITEMS,
     BlockPatch,
     CraftaxGenome,
     MobGroup,
@@ -49,6 +57,8 @@ from dicode.domains.craftax.genome import (
 from dicode.domains.craftax.goals import (
     HELPFUL_BLOCKS,
     HELPFUL_ITEMS,
+    KILL_KIND,
+    NEVER_ADDED,
     PREREQUISITES,
     difficulty,
     goal_possible,
@@ -57,7 +67,9 @@ from dicode.domains.craftax.goals import (
 )
 from dicode.domains.craftax.rules import RULES
 from dicode.teachers.base import MutationInstruction
-from dicode.teachers.genome_base import Mutation, Operator, mutate_genome
+from dicode.teachers.genome_base import Edit as AppliedEdit
+from dicode.teachers.genome_base import Mutation, Operator, SkillTarget, mutate_genome
+from dicode.teachers.level_source import GenomeError
 
 Edit = Operator[CraftaxGenome]
 T = TypeVar("T")
@@ -541,6 +553,228 @@ _BY_INSTRUCTION = {
 
 
 def operators_for(g: CraftaxGenome, instruction: MutationInstruction) -> dict[str, Edit]:
-    """The edits on offer for ``instruction``."""
+    """The edits on offer for ``instruction`` (``skill`` has its own edit, :func:`teach`; asked
+    here, it gets the lateral ones)."""
     del g  # every edit checks for itself whether it applies
-    return dict(_BY_INSTRUCTION[instruction])
+    return dict(_BY_INSTRUCTION.get(instruction, _VARY))
+
+
+# --- skills ----------------------------------------------------------------------------------
+
+# What Craftax 1.6.1's crafts and placements consume (game_logic.do_crafting, place_block): a
+# skill's start holds at least this, so the step itself is what is left to do.
+RECIPES: dict[str, tuple[tuple[str, int], ...]] = {
+    "place_table": (("wood", 2),),
+    "make_wood_pickaxe": (("wood", 1),),
+    "make_wood_sword": (("wood", 1),),
+    "make_stone_pickaxe": (("wood", 1), ("stone", 1)),
+    "make_stone_sword": (("wood", 1), ("stone", 1)),
+    "make_iron_pickaxe": (("wood", 1), ("stone", 1), ("iron", 1), ("coal", 1)),
+    "make_iron_sword": (("wood", 1), ("stone", 1), ("iron", 1), ("coal", 1)),
+    "make_iron_armour": (("iron", 3), ("coal", 3)),
+    "make_diamond_pickaxe": (("wood", 1), ("diamond", 3)),
+    "make_diamond_sword": (("wood", 1), ("diamond", 2)),
+    "make_diamond_armour": (("diamond", 3),),
+    "make_arrow": (("wood", 1), ("stone", 1)),
+    "make_torch": (("wood", 1), ("coal", 1)),
+    "place_furnace": (("stone", 1),),
+    "place_stone": (("stone", 1),),
+    "place_plant": (("sapling", 1),),
+    "place_torch": (("torches", 1),),
+}
+# Stations Craftax wants in the 8 cells around the player for a craft (is_near_block).
+_TABLE = ("crafting_table",)
+STATIONS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("make_wood_pickaxe", "make_wood_sword", "make_stone_pickaxe",
+                     "make_stone_sword", "make_arrow", "make_torch", "make_diamond_pickaxe",
+                     "make_diamond_sword", "make_diamond_armour"), _TABLE),
+    **dict.fromkeys(("make_iron_pickaxe", "make_iron_sword", "make_iron_armour"),
+                    ("crafting_table", "furnace")),
+}  # fmt: skip
+# Prerequisites a start grants as a block near the player, not as an item (an opened chest
+# cannot be granted: the chest is placed, so opening it is part of the level).
+PLACED_STEPS = {
+    "place_table": "crafting_table",
+    "place_furnace": "furnace",
+    "place_plant": "plant",
+    "open_chest": "chest",
+}
+# Steps no start can grant: a learnt spell is not part of the genome.
+UNGRANTABLE = frozenset({"learn_fireball", "learn_iceball"})
+STATION_REACH = 2  # a station within 2 cells: one step to stand next to it
+CHEST_REACH = 3
+RESOURCE_REACH = 4
+SKILL_RESOURCES = (2, 5)  # blocks per resource placement (low inclusive, high exclusive)
+SKILL_MOB_BAND = (2, 5)  # the kill's mob: min and max distance from the player
+
+
+def skill_start_floor(name: str) -> int:
+    """Where a level teaching ``name`` starts: the floor it lives on, or the floor above for
+    entering a floor (starting there would grant it)."""
+    floor = home_floor(name)
+    return floor - 1 if floor > 0 and FLOOR_ENTRY_ACHIEVEMENT[floor] == name else floor
+
+
+def teachable(name: str) -> bool:
+    """Can :func:`teach` set up a start for ``name``? Not the boss fight, nothing starting
+    deeper than ``MAX_FLOOR``, nothing that builds on a learnt spell."""
+    return (
+        name in ACHIEVEMENT_IDS
+        and name not in NEVER_ADDED
+        and skill_start_floor(name) <= MAX_FLOOR
+        and not set(PREREQUISITES.get(name, ())) & UNGRANTABLE
+    )
+
+
+def _implying_item(name: str) -> tuple[str, int] | None:
+    """The item (and least count or tier) whose holding grants ``name``, if one does."""
+    for item, thresholds in INVENTORY_ACHIEVEMENTS.items():
+        for minimum, achievement in thresholds:
+            if achievement == name:
+                return item, minimum
+    return None
+
+
+def skill_items(name: str) -> dict[str, int]:
+    """What the start of a level teaching ``name`` holds: the items that help it, what its
+    craft consumes, the items that grant its prerequisites, and a sword for a fight."""
+    offers = [*HELPFUL_ITEMS.get(name, ()), *RECIPES.get(name, ())]
+    offers += [i for p in PREREQUISITES.get(name, ()) if (i := _implying_item(p)) is not None]
+    if name in KILL_KIND and MOB_KINDS[KILL_KIND[name]][0] != "passive":
+        offers.append(("sword", 1))
+    wanted: dict[str, int] = {}
+    for item, amount in offers:
+        cap = min(MAX_TOOL_TIER, ITEM_LIMITS[item]) if item in TIERED else MAX_ITEM
+        wanted[item] = min(cap, max(wanted.get(item, 0), amount))
+    return wanted
+
+
+def skill_blocks(name: str, floor: int) -> tuple[str, ...]:
+    """The blocks a level teaching ``name`` places near the player: stations first (they need
+    the nearest cells), then what its prerequisites placed, then what helps it."""
+    placed = [PLACED_STEPS[p] for p in PREREQUISITES.get(name, ()) if p in PLACED_STEPS]
+    blocks = [*STATIONS.get(name, ()), *placed, *HELPFUL_BLOCKS.get(name, ())]
+    if floor != 0:  # grass gives saplings and plants grow only on the overworld
+        blocks = [b for b in blocks if b not in ("grass", "plant")]
+    stations = [b for b in blocks if b in ("crafting_table", "furnace")]
+    return tuple(dict.fromkeys([*stations, *blocks]))
+
+
+def _patch_for(block: str, rng: np.random.Generator) -> BlockPatch:
+    if block in ("crafting_table", "furnace"):
+        return BlockPatch(block, 1, STATION_REACH)
+    if block == "chest":
+        return BlockPatch(block, 1, CHEST_REACH)
+    return BlockPatch(block, int(rng.integers(*SKILL_RESOURCES)), RESOURCE_REACH)
+
+
+def teach(
+    parent: CraftaxGenome, target: SkillTarget, rng: np.random.Generator
+) -> Mutation[CraftaxGenome] | None:
+    """A level whose goal is exactly ``target.skill`` and whose start grants what it builds
+    on: the floor it lives on, the items of its prerequisites, craft and helpers, stations
+    and resources near the player, the mob of a kill. The parent's rules, attributes,
+    vitals, time of day and other placements stay (its set-up code only where the floor and
+    the mob count stay readable); the start never grants the skill itself. None when the
+    skill is unknown or no start can set it up (:func:`teachable`)."""
+    name = target.skill
+    if not teachable(name):
+        return None
+    g = parent.normalized()
+    edits = [AppliedEdit("skill_goal", f"goal {_goal_label(g.goal)} → {name}")]
+    child = replace(g, goal=(name,))
+    steps = (("skill_floor", _skill_floor), ("skill_inventory", _skill_inventory),
+             ("skill_near_player", _skill_near_player))  # fmt: skip
+    for kind, step in steps:
+        child, notes = step(child, name, rng)
+        edits += [AppliedEdit(kind, note) for note in notes]
+    child = child.normalized()
+    try:
+        check_bounds(child)
+    except GenomeError:
+        return None
+    if not goal_possible(child) or name in child.implied_achievements():
+        return None
+    return Mutation(child, MutationInstruction.SKILL, tuple(edits))
+
+
+def _goal_label(goal: tuple[str, ...]) -> str:
+    if goal == ALL_ACHIEVEMENTS:
+        return "every achievement"
+    return ", ".join(goal) if len(goal) <= 3 else f"{len(goal)} achievements"
+
+
+def _skill_floor(
+    g: CraftaxGenome, name: str, rng: np.random.Generator
+) -> tuple[CraftaxGenome, list[str]]:
+    """Start where the skill lives; the parent's mobs and set-up code belong to its floor."""
+    del rng
+    floor = skill_start_floor(name)
+    notes: list[str] = []
+    child = g
+    if floor != g.floor:
+        plants = [p for p in g.patches if p.block == "plant" and floor != 0]
+        kept = tuple(n for n in g.near_player if isinstance(n, BlockPatch) and n not in plants)
+        child = replace(g, floor=floor, near_player=kept)
+        notes.append(
+            f"start on floor {g.floor} ({FLOOR_NAMES[g.floor]}) → {floor} ({FLOOR_NAMES[floor]})"
+            + ("; the parent's mobs stay on its floor" if g.mobs else "")
+        )
+    moved = floor != g.floor
+    counts_mobs = name in KILL_KIND and "add_mob" in g.setup_code
+    if g.setup_code and (moved or counts_mobs):
+        child = replace(child, setup_code="")
+        why = "the floor changed" if moved else "it places mobs the edit cannot count"
+        notes.append(f"the parent's set-up code left out ({why})")
+    return child, notes
+
+
+def _skill_inventory(
+    g: CraftaxGenome, name: str, rng: np.random.Generator
+) -> tuple[CraftaxGenome, list[str]]:
+    """Hold what the skill needs, and less than what would grant it."""
+    del rng
+    inventory = dict(g.inventory)
+    for item, amount in skill_items(name).items():
+        inventory[item] = max(inventory.get(item, 0), amount)
+    granting = _implying_item(name)
+    if granting is not None:  # e.g. collect_iron: no iron; make_stone_pickaxe: a wood pickaxe
+        item, minimum = granting
+        inventory[item] = min(inventory.get(item, 0), minimum - 1)
+    changed = [
+        f"{item} {g.item(item)} → {inventory.get(item, 0)}"
+        for item in ITEMS
+        if inventory.get(item, 0) != g.item(item)
+    ]
+    child = replace(g, inventory=tuple(inventory.items()))
+    return child, ["inventory " + ", ".join(changed)] if changed else []
+
+
+def _over_mob_cap(g: CraftaxGenome, near: NearPlayer) -> bool:
+    return isinstance(near, MobGroup) and g.mob_count(near.mob_class) > MOB_CAPS[near.mob_class]
+
+
+def _skill_near_player(
+    g: CraftaxGenome, name: str, rng: np.random.Generator
+) -> tuple[CraftaxGenome, list[str]]:
+    """The skill's blocks and mob first (nearest cells, within the caps), then the parent's
+    other placements while there is room."""
+    patches = [_patch_for(b, rng) for b in skill_blocks(name, g.floor)]
+    notes = [f"{p.count} {p.block} placed within {p.max_distance} of the player" for p in patches]
+    ours: list[NearPlayer] = list(patches)
+    if name in KILL_KIND:
+        kind = KILL_KIND[name]
+        ours.append(MobGroup(kind, 1, SKILL_MOB_BAND[1], SKILL_MOB_BAND[0]))
+        notes.append(f"a {kind} placed {SKILL_MOB_BAND[0]}-{SKILL_MOB_BAND[1]} from the player")
+    # The parent's placements of the skill's blocks give way to the skill's own.
+    blocks = {p.block for p in patches}
+    others = [n for n in g.near_player if not (isinstance(n, BlockPatch) and n.block in blocks)]
+    near = list(ours)
+    for old in others:
+        grown = replace(g, near_player=(*near, old))
+        if len(near) < MAX_NEAR and not _over_mob_cap(grown, old):
+            near.append(old)
+    dropped = len(others) - (len(near) - len(ours))
+    if dropped:
+        notes.append(f"{dropped} of the parent's placements left out (room for the skill's)")
+    return replace(g, near_player=tuple(near)), notes

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
-from dicode.domains.maze import level_checks
+from dicode.domains.maze import level_checks, skills
 from dicode.domains.maze.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
 from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.settings import (
@@ -150,7 +150,14 @@ class MazeDomain:
         return GenomeCodec(
             genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
             fallback="the target game (25 random walls, a random start and goal)",
+            teach=genome_edits.teach,
         )  # fmt: skip
+
+    def describe_skills(self, figures: Mapping[str, Any]) -> str:
+        return skills.describe_skills(figures)
+
+    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
+        return skills.frontier_skills(figures)
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES

@@ -11,6 +11,9 @@ A child differs from its parent by one or two small edits:
   turn the start, fix a random start, move the goal to a cell about as far away, a few random
   walls more or less.
 
+The ``skill`` instruction has its own edit, :func:`teach`: a layout with the maze property to
+teach (a shortest path in a band, dead ends, or none), made from the parent's.
+
 Every edit keeps the genome inside the builder's bounds and the mutation caps, never puts a
 wall on the start or the goal, and is vetoed when it would make a solvable level unsolvable
 (``genome.solvable``), so children of solvable parents stay solvable. Each returns a
@@ -20,6 +23,7 @@ randomness comes from the caller's ``numpy.random.Generator``.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import replace
 
 import numpy as np
@@ -27,15 +31,22 @@ import numpy as np
 from dicode.domains.maze.genome import Genome, check_bounds, solvable
 from dicode.domains.maze.grid import (
     DIRECTIONS,
+    MOVES,
     SIZE,
     Cell,
+    dead_ends,
     distances,
     free_neighbour_counts,
+    inside,
+    neighbours,
     path_length,
 )
+from dicode.domains.maze.skills import PATH_BANDS
 from dicode.teachers.base import MutationInstruction
-from dicode.teachers.genome_base import Mutation, mutate_genome
+from dicode.teachers.genome_base import Edit as AppliedEdit
+from dicode.teachers.genome_base import Mutation, SkillTarget, mutate_genome
 from dicode.teachers.genome_base import Operator as GenericOperator
+from dicode.teachers.level_source import GenomeError
 
 #: Most walls (explicit + random) the teacher grows a maze to: ~60 % of the cells.
 MUTATION_MAX_WALLS = 100
@@ -361,3 +372,440 @@ def operators_for(g: Genome, instruction: MutationInstruction) -> dict[str, Oper
     if instruction is MutationInstruction.EASIER:
         return dict(_EASIER)
     return dict(_VARY)
+
+
+# --- skills --------------------------------------------------------------------------------
+
+#: Branches the dead-end edit tries to add, and their length range (cells, high exclusive).
+DEAD_END_BRANCHES = 3
+BRANCH_LENGTH = (1, 4)
+#: The lengthening search: steps (each adds one wall spur) and spurs tried per step.
+LENGTHEN_STEPS = 16
+SPUR_TRIALS = 40
+#: Starts tried when looking for a goal at the right distance; tunnels dug from a goal.
+END_TRIES = 30
+TUNNEL_TRIES = 8
+#: A parent that already has the property is mirrored; mirror picks its axis at random.
+MIRROR_TRIES = 4
+
+
+def teach(parent: Genome, target: SkillTarget, rng: np.random.Generator) -> Mutation[Genome] | None:
+    """A layout with the maze property ``target.skill`` (``dicode.domains.maze.skills``).
+
+    Path skills: a fixed start and goal whose shortest path lies in the skill's teaching band;
+    for a band without a top, wall spurs in open layouts or a tunnel dug on from the goal in
+    walled ones until it is reachable. ``dead_ends``: side branches that lead nowhere, off the
+    way; ``no_dead_ends``: every dead end joined into a loop (or filled). Random walls could
+    break a band with a top or the dead-end count, so there they are drawn once and fixed. The
+    child is solvable and within the caps; a parent that already has the property is mirrored
+    (or its random start fixed). None for an unknown skill or when no layout can be made.
+    """
+    skill = target.skill
+    g = parent.normalized()
+    if skill in PATH_BANDS:
+        made = _teach_path(g, teaching_band(skill), rng)
+    elif skill in _DEAD_END_EDITS:
+        made = _DEAD_END_EDITS[skill](g, rng)
+    else:
+        return None
+    if made is not None and made[0].normalized() == g:
+        made = _moved_aside(made[0], made[1], rng)
+    if made is None:
+        return None
+    child = made[0].normalized()
+    if not _skill_child_ok(g, child, skill):
+        return None
+    edits = tuple(AppliedEdit(f"teach_{skill}", note) for note in made[1])
+    return Mutation(child, MutationInstruction.SKILL, edits)
+
+
+def teaching_band(skill: str) -> tuple[int, int | None]:
+    """The shortest-path band a child teaching a path skill gets: the evaluation's band, its
+    low end raised to half its top (a 1-move maze teaches nothing)."""
+    low, high = PATH_BANDS[skill]
+    return (low if high is None else max(low, high // 2, 1)), high
+
+
+def has_skill(g: Genome, skill: str) -> bool:
+    """Does every instance of ``g`` have the property ``skill``? Path skills: the fixed ends'
+    shortest path in the teaching band (random walls only lengthen it, so a band without a
+    top allows them); dead-end skills: the fixed walls' dead ends, without random walls."""
+    if skill in PATH_BANDS:
+        low, high = teaching_band(skill)
+        length = g.shortest_path()
+        if length is None or (high is not None and (g.random_walls or length > high)):
+            return False
+        return length >= low
+    if g.random_walls:
+        return False
+    count = dead_ends(g.wall_array())
+    return count > 0 if skill == "dead_ends" else count == 0
+
+
+def _skill_child_ok(parent: Genome, child: Genome, skill: str) -> bool:
+    try:
+        check_bounds(child)
+    except GenomeError:
+        return False
+    cap = max(MUTATION_MAX_WALLS, _total_walls(parent))
+    clear = not any(child.wall_array()[cell] for cell in _ends(child))
+    return clear and solvable(child) and _total_walls(child) <= cap and has_skill(child, skill)
+
+
+def _moved_aside(
+    g: Genome, notes: list[str], rng: np.random.Generator
+) -> tuple[Genome, list[str]] | None:
+    """The parent had the property already: mirror it (the property stays), or fix its
+    random start."""
+    for _ in range(MIRROR_TRIES):
+        moved = mirror(g, rng)
+        if moved is not None:
+            return moved[0], [*notes, f"{moved[1]} (the parent had the property)"]
+    pinned = pin_start(g, rng)
+    return None if pinned is None else (pinned[0], [*notes, pinned[1]])
+
+
+def _cells(walls: np.ndarray) -> set[Cell]:
+    return {(int(r), int(c)) for r, c in np.argwhere(walls)}
+
+
+def _fix_random_walls(g: Genome, rng: np.random.Generator) -> tuple[Genome, list[str]]:
+    """Draw the random walls once as fixed walls (each kept only while the level stays
+    solvable), so every instance has the same layout and so the same property."""
+    if not g.random_walls:
+        return g, []
+    cells = set(g.walls)
+    fixed = replace(g, random_walls=0)
+    candidates = _open_cells(fixed)
+    placed = 0
+    for index in rng.permutation(len(candidates)):
+        if placed == g.random_walls:
+            break
+        cell = candidates[int(index)]
+        if solvable(_with_walls(fixed, cells | {cell})):
+            cells.add(cell)
+            placed += 1
+    note = f"the {g.random_walls} random walls drawn once and fixed ({placed} placed)"
+    return _with_walls(fixed, cells), [note]
+
+
+def _wall_room(parent: Genome, g: Genome) -> int:
+    """How many walls ``g`` may still gain: up to the teacher's cap, or the parent's count
+    when it has more (walled layouts may not grow, but may be dug)."""
+    return max(MUTATION_MAX_WALLS, _total_walls(parent)) - _total_walls(g)
+
+
+def _tunnel_cell(walls: np.ndarray, cell: Cell, origin: Cell, reach: np.ndarray) -> bool:
+    """May the wall ``cell`` be dug out from the free ``origin``? Only if ``origin`` is its
+    one neighbour among the ``reach`` cells: a tunnel never opens a shortcut there, so each
+    cell dug adds a move (it may break into a region outside ``reach``)."""
+    if not inside(*cell) or not walls[cell]:
+        return False
+    return [n for n in neighbours(*cell) if not walls[n] and reach[n]] == [origin]
+
+
+# --- path skills ---------------------------------------------------------------------------
+
+
+def _teach_path(
+    g: Genome, band: tuple[int, int | None], rng: np.random.Generator
+) -> tuple[Genome, list[str]] | None:
+    """Ends at a distance in ``band``; for a band without a top, wall spurs (open layouts) or
+    a tunnel (walled ones) until such a distance exists."""
+    low, high = band
+    base, notes = _fix_random_walls(g, rng) if high is not None else (g, [])
+    placed = _place_ends(base, low, high, rng)
+    if placed is None and high is None:
+        placed = _lengthen(base, low, rng) or _tunnel_on(base, low, rng)
+    if placed is None:
+        return None
+    return placed[0], [*notes, placed[1]]
+
+
+def _place_ends(
+    g: Genome, low: int, high: int | None, rng: np.random.Generator
+) -> tuple[Genome, str] | None:
+    """The parent's start (else a random free cell) and a goal ``low..high`` moves from it;
+    another goal than the parent's when there is one."""
+    walls = g.wall_array()
+    starts = [g.start_cell] if g.start_cell is not None and not walls[g.start_cell] else []
+    free = _open_cells(replace(g, start=None, goal=None))
+    starts += [free[int(i)] for i in rng.permutation(len(free))[:END_TRIES]]
+    for start in starts:
+        dist = distances(walls, start)
+        fits = (dist >= max(low, 1)) & (dist <= (high if high is not None else dist.max()))
+        options = [(int(r), int(c)) for r, c in np.argwhere(fits)]
+        options = [cell for cell in options if cell != g.goal] or options
+        goal = _choice(options, rng)
+        if goal is not None:
+            child = replace(g, start=_facing(g, start, rng), goal=goal)
+            return child, f"start {start}, goal {goal}: shortest path {int(dist[goal])} moves"
+    return None
+
+
+def _facing(g: Genome, cell: Cell, rng: np.random.Generator) -> tuple[int, int, str]:
+    """The start at ``cell``, facing the parent's way if it started there, else at random."""
+    if g.start is not None and g.start_cell == cell:
+        return g.start
+    return cell[0], cell[1], DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]
+
+
+def _seed_cell(g: Genome) -> Cell | None:
+    """Where to measure the layout from: the parent's start, else the first free cell."""
+    walls = g.wall_array()
+    if g.start_cell is not None and not walls[g.start_cell]:
+        return g.start_cell
+    free = _open_cells(replace(g, start=None, goal=None))
+    return free[0] if free else None
+
+
+def _farthest_pair(walls: np.ndarray, seed: Cell) -> tuple[Cell, np.ndarray]:
+    """A far end of ``seed``'s region and the distances from it (a double sweep: the
+    farthest cell from the farthest cell, exact on trees, close on grids)."""
+    first = distances(walls, seed)
+    a = np.unravel_index(int(np.argmax(first)), first.shape)
+    far = (int(a[0]), int(a[1]))
+    return far, distances(walls, far)
+
+
+def _lengthen(g: Genome, low: int, rng: np.random.Generator) -> tuple[Genome, str] | None:
+    """Add wall spurs (from the border or a wall) one at a time, each the one of
+    ``SPUR_TRIALS`` that most lengthens the longest way, until it reaches ``low`` moves;
+    then the start goes at one end and the goal ``low`` or more moves away."""
+    seed = _seed_cell(g)
+    if seed is None:
+        return None
+    walls = g.wall_array()
+    far, dist = _farthest_pair(walls, seed)
+    room = _wall_room(g, g)
+    added = 0
+    for _ in range(LENGTHEN_STEPS):
+        if dist.max() >= low:
+            break
+        best = _best_spur(walls, far, int(dist.max()), room - added, rng)
+        if best is None:
+            return None
+        walls, far, dist, count = best
+        added += count
+    goal = _choice([(int(r), int(c)) for r, c in np.argwhere(dist >= low)], rng)
+    if goal is None:
+        return None
+    child = replace(_with_walls(g, _cells(walls)), start=_facing(g, far, rng), goal=goal)
+    note = f"{added} walls added as spurs; start {far}, goal {goal}: {int(dist[goal])} moves"
+    return child, note
+
+
+def _best_spur(
+    walls: np.ndarray, far: Cell, longest: int, room: int, rng: np.random.Generator
+) -> tuple[np.ndarray, Cell, np.ndarray, int] | None:
+    """The spur of ``SPUR_TRIALS`` that most lengthens the longest way (fewest walls on a
+    tie), or None when none lengthens it within ``room`` walls."""
+    best: tuple[int, int] | None = None
+    chosen: tuple[np.ndarray, Cell, np.ndarray, int] | None = None
+    for _ in range(SPUR_TRIALS):
+        cells = _spur(walls, rng)
+        if not cells or len(cells) > room or far in cells:
+            continue
+        trial = walls.copy()
+        trial[tuple(np.asarray(cells).T)] = True
+        end, dist = _farthest_pair(trial, far)
+        key = (int(dist.max()) - longest, -len(cells))
+        if key[0] > 0 and (best is None or key > best):
+            best, chosen = key, (trial, end, dist, len(cells))
+    return chosen
+
+
+def _spur(walls: np.ndarray, rng: np.random.Generator) -> list[Cell]:
+    """A straight run of new walls from the border or from a wall cell, 3..SIZE-3 long,
+    stopping at the first wall."""
+    direction = int(rng.integers(len(MOVES)))
+    dr, dc = MOVES[direction]
+    existing = np.argwhere(walls)
+    if len(existing) and rng.random() < 0.5:
+        r, c = (int(v) for v in existing[int(rng.integers(len(existing)))])
+    else:  # just outside the border, heading in
+        lane = int(rng.integers(SIZE))
+        r, c = {0: (lane, -1), 1: (-1, lane), 2: (lane, SIZE), 3: (SIZE, lane)}[direction]
+    cells: list[Cell] = []
+    for _ in range(int(rng.integers(3, SIZE - 2))):
+        r, c = r + dr, c + dc
+        if not inside(r, c) or walls[r, c]:
+            break
+        cells.append((r, c))
+    return cells
+
+
+def _tunnel_on(g: Genome, low: int, rng: np.random.Generator) -> tuple[Genome, str] | None:
+    """For walled layouts: from the far end of the longest way, dig a tunnel through the walls
+    (a random walk that never opens a shortcut, but may break into a region the start could
+    not reach) until the way is ``low`` moves; the goal goes that far from the start."""
+    seed = _seed_cell(g)
+    if seed is None:
+        return None
+    start, _ = _farthest_pair(g.wall_array(), seed)
+    for _ in range(TUNNEL_TRIES):
+        dug, carved = _dig(g.wall_array(), start, low, rng)
+        dist = distances(dug, start)
+        goal = _choice([(int(r), int(c)) for r, c in np.argwhere(dist >= low)], rng)
+        if goal is not None:
+            child = replace(_with_walls(g, _cells(dug)), start=_facing(g, start, rng), goal=goal)
+            note = f"a {carved}-cell tunnel dug; start {start}, goal {goal}: {dist[goal]} moves"
+            return child, note
+    return None
+
+
+def _dig(
+    walls: np.ndarray, start: Cell, low: int, rng: np.random.Generator
+) -> tuple[np.ndarray, int]:
+    """Dig from the farthest cell that can still dig until some cell is ``low`` moves from
+    ``start`` or nothing can be dug; the walls after, and the cells dug."""
+    dug, carved = walls.copy(), 0
+    dist = distances(dug, start)
+    while dist.max() < low:
+        moves = _dig_moves(dug, dist)
+        if not moves:
+            break
+        dug[moves[int(rng.integers(len(moves)))]] = False
+        carved += 1
+        dist = distances(dug, start)
+    return dug, carved
+
+
+def _dig_moves(walls: np.ndarray, dist: np.ndarray) -> list[Cell]:
+    """The walls that may be dug next to the farthest reachable cell that has any."""
+    reach = dist >= 0
+    for r, c in sorted(np.argwhere(reach).tolist(), key=lambda cell: -dist[tuple(cell)]):
+        moves = [n for n in neighbours(r, c) if _tunnel_cell(walls, n, (r, c), reach)]
+        if moves:
+            return moves
+    return []
+
+
+# --- dead-end skills -----------------------------------------------------------------------
+
+
+def _teach_dead_ends(g: Genome, rng: np.random.Generator) -> tuple[Genome, list[str]] | None:
+    """Up to ``DEAD_END_BRANCHES`` side branches that lead nowhere, off the way from start to
+    goal where both are fixed: a short straight run walled in on its sides and end in open
+    space, or dug as a tunnel into the walls."""
+    base, notes = _fix_random_walls(g, rng)
+    walls, ends = base.wall_array(), _ends(base)
+    before = dead_ends(walls)
+    room = _wall_room(g, base)
+    branches = 0
+    for anchor in _branch_anchors(base, rng):
+        if branches == DEAD_END_BRANCHES:
+            break
+        for direction in rng.permutation(len(MOVES)):
+            length = int(rng.integers(*BRANCH_LENGTH))
+            trial = _branch(walls, anchor, int(direction), length, ends)
+            if trial is None or int(trial.sum()) - int(walls.sum()) > room:
+                continue
+            grown = _with_walls(base, _cells(trial))
+            if dead_ends(trial) > dead_ends(walls) and solvable(grown):
+                room -= int(trial.sum()) - int(walls.sum())
+                walls, branches = trial, branches + 1
+                break
+    if not branches:
+        return None
+    note = f"{branches} dead-end side branches added (dead ends {before} → {dead_ends(walls)})"
+    return _with_walls(base, _cells(walls)), [*notes, note]
+
+
+def _branch_anchors(g: Genome, rng: np.random.Generator) -> list[Cell]:
+    """Free cells to branch from, in random order: the cells of a shortest way when both ends
+    are fixed (so the branches lie beside it), else every free cell."""
+    walls = g.wall_array()
+    cells = [(int(r), int(c)) for r, c in np.argwhere(~walls)]
+    start, goal = g.start_cell, g.goal
+    if start is not None and goal is not None:
+        from_start, to_goal = distances(walls, start), distances(walls, goal)
+        length = int(from_start[goal])
+        cells = [c for c in cells if from_start[c] >= 0 and from_start[c] + to_goal[c] == length]
+    return [cells[int(i)] for i in rng.permutation(len(cells))]
+
+
+def _branch(
+    walls: np.ndarray, anchor: Cell, direction: int, length: int, ends: set[Cell]
+) -> np.ndarray | None:
+    """The walls with a dead-end branch of ``length`` cells heading ``direction`` from
+    ``anchor``: into free cells, their sides and the cell past the last walled (never the
+    start or the goal); into walls, a tunnel dug. None when neither fits."""
+    dr, dc = MOVES[direction]
+    run = [(anchor[0] + k * dr, anchor[1] + k * dc) for k in range(1, length + 1)]
+    if not all(inside(*cell) for cell in run) or set(run) & ends:
+        return None
+    trial = walls.copy()
+    if not walls[run[0]]:
+        if any(walls[cell] for cell in run):
+            return None
+        sides = (MOVES[(direction + 1) % 4], MOVES[(direction + 3) % 4])
+        around = [(r + sr, c + sc) for r, c in run for sr, sc in sides]
+        around.append((run[-1][0] + dr, run[-1][1] + dc))
+        new = [cell for cell in around if inside(*cell) and not walls[cell]]
+        if set(new) & ends:
+            return None
+        for cell in new:
+            trial[cell] = True
+        return trial
+    previous = anchor
+    for cell in run:
+        if not _tunnel_cell(trial, cell, previous, ~trial):
+            return None
+        trial[cell], previous = False, cell
+    return trial
+
+
+def _teach_no_dead_ends(g: Genome, rng: np.random.Generator) -> tuple[Genome, list[str]] | None:
+    """Every dead end joined into a loop (the shortest tunnel through the walls to another
+    free cell dug out) or, where no tunnel exists, filled; the start and goal are never
+    filled."""
+    base, notes = _fix_random_walls(g, rng)
+    walls, ends = base.wall_array(), _ends(base)
+    before = dead_ends(walls)
+    joined = filled = 0
+    for _ in range(SIZE * SIZE):
+        stubs = [
+            (int(r), int(c)) for r, c in np.argwhere(~walls & (free_neighbour_counts(walls) == 1))
+        ]
+        if not stubs:
+            break
+        stub = stubs[int(rng.integers(len(stubs)))]
+        tunnel = _loop_tunnel(walls, stub)
+        if tunnel:
+            for cell in tunnel:
+                walls[cell] = False
+            joined += 1
+        elif stub not in ends:
+            walls[stub] = True
+            filled += 1
+        else:
+            return None
+    if dead_ends(walls):
+        return None
+    note = f"dead ends {before} → 0: {joined} joined into loops, {filled} filled"
+    return _with_walls(base, _cells(walls)), [*notes, note] if before else notes
+
+
+def _loop_tunnel(walls: np.ndarray, stub: Cell) -> list[Cell]:
+    """The fewest wall cells to dig from the dead end ``stub`` to another free cell (a BFS
+    through the walls); empty when the walls hold none."""
+    came: dict[Cell, Cell] = {}
+    queue = deque(n for n in neighbours(*stub) if walls[n])
+    for cell in queue:
+        came[cell] = stub
+    while queue:
+        cell = queue.popleft()
+        if any(not walls[n] and n != stub for n in neighbours(*cell)):
+            path = [cell]
+            while came[path[-1]] != stub:
+                path.append(came[path[-1]])
+            return path
+        for n in neighbours(*cell):
+            if walls[n] and n not in came:
+                came[n] = cell
+                queue.append(n)
+    return []
+
+
+_DEAD_END_EDITS = {"dead_ends": _teach_dead_ends, "no_dead_ends": _teach_no_dead_ends}

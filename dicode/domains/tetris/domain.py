@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
-from dicode.domains.tetris import level_checks
+from dicode.domains.tetris import level_checks, skills
 from dicode.domains.tetris.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
 from dicode.domains.tetris.seeds import TARGET_LEVEL_FILE, seed_level_sources
 from dicode.settings import (
@@ -51,8 +51,6 @@ _PROFILES = {
         evaluator=EvaluatorSettings(games=20, max_steps=1000, every_s=60.0),
     ),
 }
-# Stored by runs before the completion bonus had one config for every world.
-_RETIRED_PPO_KEYS = ("bonus_floor", "bonus_scale")
 
 
 class TetrisDomain:
@@ -110,15 +108,20 @@ class TetrisDomain:
 
         return GenomeCodec(
             genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
-            fallback="the standard game",
+            fallback="the standard game", teach=genome_edits.teach,
         )  # fmt: skip
+
+    def describe_skills(self, figures: Mapping[str, Any]) -> str:
+        return skills.describe(figures)
+
+    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
+        return skills.frontier_skills(figures)
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES
 
     def ppo_config(self, values: Mapping[str, Any]) -> PPOConfig:
-        kept = {k: v for k, v in values.items() if k not in _RETIRED_PPO_KEYS}
-        config: PPOConfig = config_from(PPOConfig, kept)
+        config: PPOConfig = config_from(PPOConfig, dict(values))
         return config
 
     def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:

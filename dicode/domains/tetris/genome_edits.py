@@ -21,6 +21,7 @@ returns ``None`` and another is tried. All randomness comes from the caller's
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -41,8 +42,9 @@ from dicode.domains.tetris.genome import (
     Well,
     check_bounds,
 )
+from dicode.domains.tetris.skills import CLEAR_SKILLS
 from dicode.teachers.base import MutationInstruction
-from dicode.teachers.genome_base import Mutation, mutate_genome
+from dicode.teachers.genome_base import Edit, Mutation, SkillTarget, mutate_genome
 from dicode.teachers.genome_base import Operator as GenericOperator
 
 # Caps the teacher grows levels to (the genome itself accepts anything the builder does): the
@@ -526,3 +528,61 @@ def operators_for(g: Genome, instruction: MutationInstruction) -> dict[str, Oper
     if instruction is MutationInstruction.HARDER:
         return dict(_HARDER) if line_goal else {**_MORE_ROWS, **_HARDER}
     return dict(_EASIER) if line_goal else {**_FEWER_ROWS, **_EASIER}
+
+
+# --- the skill instruction -------------------------------------------------------------------
+
+# A survival level starts from a stack like the target student's boards shortly before a
+# top-out: at most this high (the spawn rows stay free, and a few rows to play in).
+SKILL_MAX_STACK_ROWS = 15
+SKILL_MIN_STACK_ROWS = 4
+SKILL_SURVIVE_PIECES = (50, 200)  # the survival goal's range: long enough to need recovering
+_CLEAR_SIZES = {name: size for size, name in CLEAR_SKILLS.items()}
+
+
+def teach(parent: Genome, target: SkillTarget, rng: np.random.Generator) -> Mutation[Genome] | None:
+    """A level for one of the Tetris frontier skills (``dicode.domains.tetris.skills``).
+
+    ``survive_N``: garbage like the target student's boards ``PRE_TOPOUT`` pieces before a
+    top-out (height and holes from the profile, jittered), goal: survive a share of N pieces.
+    ``clear_double`` / ``_triple`` / ``_tetris``: a well of that depth and an I piece first,
+    goal: that many lines within 3 pieces. The parent's description is kept as a starting
+    point; its board, pieces and goal are replaced. None for any other skill.
+    """
+    if target.skill.startswith("survive_") and target.skill[8:].isdigit():
+        child, note = _survival_level(parent, int(target.skill[8:]), target.figures, rng)
+    elif target.skill in _CLEAR_SIZES:
+        size = _CLEAR_SIZES[target.skill]
+        column = int(rng.integers(BOARD_WIDTH))
+        child = Genome(
+            description=parent.description,
+            stack=(Well(column, size),),
+            sequence="I",
+            goal_lines=size,
+            goal_pieces=3,
+        )
+        note = f"a {size}-deep well in column {column} and an I first: clear {size} lines at once"
+    else:
+        return None
+    child = child.normalized()
+    check_bounds(child)
+    return Mutation(child, MutationInstruction.SKILL, (Edit(f"teach_{target.skill}", note),))
+
+
+def _survival_level(
+    parent: Genome, pieces: int, figures: Mapping[str, float], rng: np.random.Generator
+) -> tuple[Genome, str]:
+    height = figures.get("topout_height", 10.0)
+    holes = figures.get("topout_holes", height)
+    rows = int(np.clip(round(height) - 2 + int(rng.integers(-1, 2)), SKILL_MIN_STACK_ROWS,
+                       SKILL_MAX_STACK_ROWS))  # fmt: skip
+    per_row = int(np.clip(round(holes / max(rows, 1)), 1, MUTATION_MAX_HOLES))
+    goal = int(np.clip(pieces // 5, *SKILL_SURVIVE_PIECES))
+    child = Genome(
+        description=parent.description, stack=(GarbageBlock(rows, per_row),), goal_pieces=goal
+    )
+    note = (
+        f"survive {goal} pieces from a {rows}-row stack with {per_row} hole(s) per row, like the "
+        f"target student's boards shortly before a top-out ({height:.1f} rows, {holes:.1f} holes)"
+    )
+    return child, note

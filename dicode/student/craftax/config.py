@@ -53,4 +53,3 @@ class CraftaxPPOConfig(SlotLayout):
             raise ValueError("num_envs must be divisible by num_minibatches (split along envs)")
         if not 0 <= self.target_refresh <= self.pool_size:
             raise ValueError("target_refresh must be in [0, pool_size]")
-

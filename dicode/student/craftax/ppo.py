@@ -55,8 +55,6 @@ class _Step(flax.struct.PyTreeNode):
     done: jnp.ndarray  # the episode ended with this step
 
 
-
-
 @dataclass
 class Trainer:
     """A compiled PPO-RNN student for one configuration.

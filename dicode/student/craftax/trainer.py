@@ -42,13 +42,15 @@ class LearningState:
     iteration: jnp.ndarray
 
 
-def protocol_figures(result: EvalResult) -> dict[str, float]:
-    """The paper's headline figures of an evaluation, % of max first."""
+def protocol_figures(result: EvalResult) -> dict[str, Any]:
+    """The paper's headline figures of an evaluation, % of max first, then the skill profile
+    under ``"skills"``: each achievement's share of games that unlocked it."""
     return {
         "percent_of_max": result.percent_of_max,
         "mean_return": result.mean_return,
         "std_return": result.std_return,
         "mean_length": float(result.lengths.mean()),
+        "skills": result.success_rates,
     }
 
 
@@ -107,7 +109,7 @@ class CraftaxSlotTrainer(LayoutTrainer):
             )
         return self._evaluator(self.runner.train.params)
 
-    def evaluate(self) -> dict[str, float]:
+    def evaluate(self) -> dict[str, Any]:
         return protocol_figures(self.evaluate_result())
 
     def save(self, path: Path, extra: dict[str, Any]) -> None:
@@ -150,6 +152,7 @@ class CraftaxTargetProtocol:
         state, _ = load_checkpoint(checkpoint, self._template)
         return state.train.params
 
-    def measure(self, params: Any) -> dict[str, float | int]:
-        figures: dict[str, float | int] = {**protocol_figures(self._play(params))}
-        return figures | {"games": self.games, "max_steps": self.max_steps}
+    def measure(self, params: Any) -> dict[str, Any]:
+        figures = protocol_figures(self._play(params))
+        skills = figures.pop("skills")  # the numbers first, the profile last
+        return figures | {"games": self.games, "max_steps": self.max_steps, "skills": skills}

@@ -9,10 +9,11 @@ starts each episode at zero. An episode ends at the goal or after ``min(max_step
 Figures, headline first: ``solve_rate`` (the mean over held-out mazes of each maze's share of
 solved episodes), ``mean_return`` (mean held-out episode return ``1 − 0.9·t/T`` or 0),
 ``mean_length``, ``solve_<name>`` per held-out maze, then ``dr_solve_rate`` and
-``dr_mean_return`` on the DR set, then the skill profile: solve rates by maze property
-(``skill_path_short`` / ``skill_path_long``, ``skill_dead_ends`` / ``skill_no_dead_ends`` on the
-held-out set; ``dr_skill_path_short`` / ``_medium`` / ``_long`` on the DR set). The jitted
-function takes the parameters as an argument, so periodic evaluation compiles once.
+``dr_mean_return`` on the DR set, and last, under ``"skills"``, the skill profile: solve rates
+by maze property (``path_short`` / ``path_long``, ``no_dead_ends`` / ``dead_ends`` on the
+held-out set; ``dr_path_short`` / ``_medium`` / ``_long`` on the DR set; the bands are
+``dicode.domains.maze.skills``). The jitted function takes the parameters as an argument, so
+periodic evaluation compiles once.
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ from dicode.domains.maze.generate import dr_pool
 from dicode.domains.maze.grid import MAX_STEPS, dead_ends
 from dicode.domains.maze.heldout import held_out_names, held_out_pool
 from dicode.domains.maze.level_checks import MazePool, shortest_paths
+from dicode.domains.maze.skills import PATH_BANDS
 from dicode.student.maze.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED
 from dicode.student.maze.networks import MazeActorCritic, apply_policy
 
 # The DR evaluation stream is apart from the training streams (seeded by small run seeds).
 _DR_EVAL_STREAM = 7_770_001
-#: Held-out mazes with at most this many moves on their shortest path count as short ones.
-HELD_OUT_SHORT_PATH = 24
 
 
 @dataclass(frozen=True)
@@ -50,10 +50,11 @@ class EvalResult:
     paths: np.ndarray  # (E,) the maze's shortest path in moves
     dead_ends: np.ndarray  # (E,) the maze's dead ends
 
-    def figures(self) -> dict[str, float]:
+    def figures(self) -> dict[str, Any]:
+        """The protocol's figures, solve rate first, the skill profile last (``"skills"``)."""
         held = self.maze >= 0
         per_maze = [float(self.solved[self.maze == i].mean()) for i in range(len(self.names))]
-        figures = {
+        figures: dict[str, Any] = {
             "solve_rate": float(np.mean(per_maze)),
             "mean_return": float(self.returns[held].mean()),
             "mean_length": float(self.lengths[held].mean()),
@@ -63,26 +64,29 @@ class EvalResult:
         if dr.any():
             figures["dr_solve_rate"] = float(self.solved[dr].mean())
             figures["dr_mean_return"] = float(self.returns[dr].mean())
-        return figures | self.skill_profile()
+        return figures | {"skills": self.skill_profile()}
 
     def skill_profile(self) -> dict[str, float]:
         """Solve rates by maze property (what a teacher can act on): held-out mazes by
-        shortest path (short: at most ``HELD_OUT_SHORT_PATH`` moves) and by dead ends, DR mazes
-        by shortest path (short / medium / long: at most 8, 9..16, more). Empty groups are
-        left out."""
+        shortest path (``PATH_BANDS``) and by dead ends, DR mazes by shortest path (short /
+        medium / long). Empty groups are left out."""
         held, dr = self.maze >= 0, self.maze < 0
         groups = {
-            "skill_path_short": held & (self.paths <= HELD_OUT_SHORT_PATH),
-            "skill_path_long": held & (self.paths > HELD_OUT_SHORT_PATH),
-            "skill_no_dead_ends": held & (self.dead_ends == 0),
-            "skill_dead_ends": held & (self.dead_ends > 0),
-            "dr_skill_path_short": dr & (self.paths <= 8),
-            "dr_skill_path_medium": dr & (self.paths > 8) & (self.paths <= 16),
-            "dr_skill_path_long": dr & (self.paths > 16),
+            name: (dr if name.startswith("dr_") else held) & self._in_band(name)
+            for name in PATH_BANDS
+        }
+        groups |= {
+            "no_dead_ends": held & (self.dead_ends == 0),
+            "dead_ends": held & (self.dead_ends > 0),
         }
         return {
             name: float(self.solved[rows].mean()) for name, rows in groups.items() if rows.any()
         }
+
+    def _in_band(self, skill: str) -> np.ndarray:
+        low, high = PATH_BANDS[skill]
+        inside = self.paths >= low
+        return inside if high is None else inside & (self.paths <= high)
 
 
 def _concat(pools: list[MazePool]) -> MazePool:

@@ -142,8 +142,8 @@ class MazeSlotTrainer(LayoutTrainer):
             replace(self.config, seed=0), self.eval_episodes, self.eval_max_steps
         )
 
-    def evaluate(self) -> dict[str, float]:
-        """The held-out protocol (``evaluate.py``), solve rate first."""
+    def evaluate(self) -> dict[str, Any]:
+        """The held-out protocol (``evaluate.py``), solve rate first, the skills last."""
         return self.evaluator()(self.runner.train.params).figures()
 
     def save(self, path: Path, extra: dict[str, Any]) -> None:
@@ -183,6 +183,7 @@ class MazeTargetProtocol:
         state, _ = load_checkpoint(checkpoint, self._template)
         return state.train.params
 
-    def measure(self, params: Any) -> dict[str, float | int]:
-        figures: dict[str, float | int] = {**self._evaluator(params).figures()}
-        return figures | {"episodes": self.episodes, "max_steps": self.max_steps}
+    def measure(self, params: Any) -> dict[str, Any]:
+        figures = self._evaluator(params).figures()
+        skills = figures.pop("skills")  # the numbers first, the profile last
+        return figures | {"episodes": self.episodes, "max_steps": self.max_steps, "skills": skills}

@@ -51,6 +51,19 @@ class PPOConfig(SlotLayout):
     # from the critic loss alone (policy iteration over V); the update then never backprops
     # through the candidates. False = the actor gradient also flows into V.
     detach_lookahead: bool = True
+    # The value reads the level's context (the goal left, the piece mix; zeros on the target
+    # game) besides the board, so a goal level's values do not leak into the target game's.
+    level_context: bool = True
+    # The value also reads the board's classic features (heights, holes, bumpiness,
+    # transitions, wells; board_features.py) beside the trunk: learns several times faster.
+    board_features: bool = True
+
+    # --- completion bonus B = max(d, k * R_prev) on a goal reached (dicode.student.bonus) ----
+    # In the reward's own units (1 per piece + 10·lines²): a target game returns thousands of
+    # points, a goal level tens to hundreds, so DiCode's k = 2 would make one short level worth
+    # several whole target games; here the bonus is d alone, two single lines' worth.
+    bonus_floor: float = 20.0  # d
+    bonus_scale: float = 0.0  # k (DiCode: 2.0)
 
     seed: int = 0
 

@@ -21,16 +21,21 @@ import numpy as np
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.evaluate import DEFAULT_GAMES, DEFAULT_SEED
 from dicode.domains.tetris.placements import afterstates
+from dicode.domains.tetris.skills import count_holes, skill_figures, stack_height
 
-Evaluator = Callable[[Any], tuple[jnp.ndarray, jnp.ndarray]]
+Evaluator = Callable[[Any], dict[str, jnp.ndarray]]
 
 
 @dataclass(frozen=True)
 class EvalResult:
-    """Lines and pieces per evaluation game."""
+    """Per evaluation game: lines, pieces, how it ended, its clears and its stack over time."""
 
-    lines: np.ndarray
-    pieces: np.ndarray
+    lines: np.ndarray  # (G,)
+    pieces: np.ndarray  # (G,)
+    topped_out: np.ndarray  # (G,) bool: ended by a piece that could not enter (not the cap)
+    clears: np.ndarray  # (G, 5): clear events by rows cleared at once (column 0 unused)
+    heights: np.ndarray  # (G, T): stack height after every piece
+    holes: np.ndarray  # (G, T): holes after every piece
 
     @property
     def mean_lines(self) -> float:
@@ -40,6 +45,17 @@ class EvalResult:
     def std_lines(self) -> float:
         """Sample standard deviation over the games (0 for a single game)."""
         return float(self.lines.std(ddof=1)) if self.lines.size > 1 else 0.0
+
+    def figures(self, cap: int) -> dict[str, Any]:
+        """The protocol's figures, lines first, then the skill profile (``tetris.skills``)."""
+        head = {
+            "mean_lines": self.mean_lines,
+            "std_lines": self.std_lines,
+            "mean_pieces": float(self.pieces.mean()),
+        }
+        return head | skill_figures(
+            self.pieces, self.topped_out, self.clears, self.heights, self.holes, cap
+        )
 
 
 def greedy_action(network: nn.Module, params: Any, board: jnp.ndarray, piece: jnp.ndarray) -> Any:
@@ -55,34 +71,49 @@ def make_greedy_evaluator(
     max_pieces: int = 1_000,
     seed: int = DEFAULT_SEED,
 ) -> Evaluator:
-    """A jitted ``params -> (lines, pieces)`` over the protocol's ``games`` games."""
+    """A jitted ``params -> per-game arrays`` over the protocol's ``games`` games."""
     rules = engine.EnvParams()
     root = jax.random.key(seed)
     game_keys = jax.vmap(lambda i: jax.random.fold_in(root, i))(jnp.arange(games))
     reset_keys, play_keys = jnp.moveaxis(jax.vmap(jax.random.split)(game_keys), 1, 0)
+    everyone = jnp.arange(games)
 
-    def run(params: Any) -> tuple[jnp.ndarray, jnp.ndarray]:
+    def run(params: Any) -> dict[str, jnp.ndarray]:
         def one_step(play_key: jax.Array, state: engine.EnvState, t: jnp.ndarray) -> Any:
             _, key_env = jax.random.split(jax.random.fold_in(play_key, t))
             action = greedy_action(network, params, state.board, state.piece)
-            return engine.step(key_env, state, action, rules)[1]
+            _, state, _, _, info = engine.step(key_env, state, action, rules)
+            return state, info["lines"]
 
         def still_playing(carry: tuple) -> jnp.ndarray:
-            t, states = carry
+            t, states = carry[0], carry[1]
             return (t < max_pieces) & jnp.any(~states.done)
 
         def advance(carry: tuple) -> tuple:
-            t, states = carry
-            return t + 1, jax.vmap(one_step, in_axes=(0, 0, None))(play_keys, states, t)
+            t, states, clears, heights, holes = carry
+            states, cleared = jax.vmap(one_step, in_axes=(0, 0, None))(play_keys, states, t)
+            clears = clears.at[everyone, cleared].add(1)
+            heights = heights.at[:, t].set(jax.vmap(stack_height)(states.board))
+            holes = holes.at[:, t].set(jax.vmap(count_holes)(states.board))
+            return t + 1, states, clears, heights, holes
 
         _, states = jax.vmap(lambda k: engine.reset(k, rules))(reset_keys)
-        _, states = jax.lax.while_loop(still_playing, advance, (jnp.int32(0), states))
-        return states.lines, states.pieces
+        history = jnp.zeros((games, max_pieces), jnp.int32)
+        start = (jnp.int32(0), states, jnp.zeros((games, 5), jnp.int32), history, history)
+        _, states, clears, heights, holes = jax.lax.while_loop(still_playing, advance, start)
+        return {
+            "lines": states.lines,
+            "pieces": states.pieces,
+            "topped_out": states.game_over,
+            "clears": clears,
+            "heights": heights,
+            "holes": holes,
+        }
 
     return jax.jit(run)
 
 
 def evaluate_greedy(evaluator: Evaluator, params: Any) -> EvalResult:
-    """Lines and pieces per game of the greedy policy."""
-    lines, pieces = evaluator(params)
-    return EvalResult(np.asarray(lines), np.asarray(pieces))
+    """Per-game results of the greedy policy."""
+    out = {name: np.asarray(value) for name, value in evaluator(params).items()}
+    return EvalResult(**out)

@@ -24,7 +24,7 @@ import optax
 from flax.training.train_state import TrainState
 
 from dicode.domains.tetris.schema import TetrisLevel
-from dicode.student.bonus import completion_bonus
+from dicode.student.bonus import BonusConfig, completion_bonus
 from dicode.student.gae import gae
 from dicode.student.losses import clipped_surrogate
 from dicode.student.tally import SlotStats, env_slots, slot_stats
@@ -65,6 +65,8 @@ def make_network(config: PPOConfig) -> AfterstateActorCritic:
         lookahead=config.lookahead,
         gamma=config.gamma,
         init_beta=config.init_beta,
+        context_size=env.CONTEXT_SIZE if config.level_context else 0,
+        board_features=config.board_features,
     )
 
 
@@ -126,7 +128,9 @@ class Trainer:
         states = _reset_states(k_env, slots, _slot_of_env(c))
         obs = jax.vmap(env.observe)(states)
         one = jax.tree_util.tree_map(lambda x: x[0], obs)
-        params = self.network.init(k_net, one.board, one.afterstates, one.lines, one.legal)
+        params = self.network.init(
+            k_net, one.board, one.afterstates, one.lines, one.legal, one.context, one.after_context
+        )
         train = TrainState.create(apply_fn=self.network.apply, params=params, tx=self.optimizer)
         zeros = jnp.zeros((c.num_envs,), jnp.float32)
         runner = RunnerState(
@@ -143,19 +147,23 @@ class Trainer:
 
     def policy(self, params: Any, obs: env.Obs) -> tuple[jnp.ndarray, jnp.ndarray]:
         """Masked logits and values for a batch of observations."""
-        out = self.network.apply(params, obs.board, obs.afterstates, obs.lines, obs.legal)
+        out = self.network.apply(
+            params, obs.board, obs.afterstates, obs.lines, obs.legal, obs.context,
+            obs.after_context,
+        )  # fmt: skip
         return cast(tuple[jnp.ndarray, jnp.ndarray], out)
 
-    def _value(self, params: Any, board: jnp.ndarray) -> jnp.ndarray:
-        return cast(jnp.ndarray, self.network.apply(params, board, method="value"))
+    def _value(self, params: Any, board: jnp.ndarray, context: jnp.ndarray) -> jnp.ndarray:
+        return cast(jnp.ndarray, self.network.apply(params, board, context, method="value"))
 
     def _act(self, params: Any, obs: env.Obs) -> tuple[jnp.ndarray, jnp.ndarray, jnp.ndarray]:
         """Rollout-time logits, value and every candidate's value (zeros unless detached)."""
         if not self.config.detach_lookahead:
             logits, value = self.policy(params, obs)
             return logits, value, jnp.zeros(obs.legal.shape, jnp.float32)
-        after_v = self._value(params, obs.afterstates)
-        return self._logits_from(params, after_v, obs), self._value(params, obs.board), after_v
+        after_v = self._value(params, obs.afterstates, obs.after_context)
+        value = self._value(params, obs.board, obs.context)
+        return self._logits_from(params, after_v, obs), value, after_v
 
     def _logits_from(self, params: Any, after_v: jnp.ndarray, obs: env.Obs) -> jnp.ndarray:
         return cast(
@@ -199,9 +207,10 @@ class Trainer:
             done = terminated | truncated
             # Only a goal reached by this placement pays (not a level already solved at reset).
             achieved = info["success"] & ~env_state.done
-            bonus = completion_bonus(achieved, r_prev)
+            bonus = completion_bonus(achieved, r_prev, BonusConfig(c.bonus_floor, c.bonus_scale))
             # A truncated episode is not a loss: bootstrap from the value of where it stopped.
-            stop_value = self._value(params, next_state.board)
+            stop_context = jax.vmap(env.state_context)(next_state)
+            stop_value = self._value(params, next_state.board, stop_context)
             shaped = (reward + bonus) * c.reward_scale
             shaped = shaped + jnp.where(truncated, c.gamma * stop_value, 0.0)
             finished = (
@@ -223,7 +232,7 @@ class Trainer:
         (env_state, obs, ep_ret, ep_len, rng), (traj, finished) = jax.lax.scan(
             env_step, (env_state, obs, ep_ret, ep_len, rng), None, c.num_steps
         )
-        last_value = self._value(params, obs.board)  # no need to score the candidates here
+        last_value = self._value(params, obs.board, obs.context)  # candidates not needed here
         advantages, targets = gae(traj, last_value, c.gamma, c.gae_lambda)
         train, rng, losses = self._update(runner.train, traj, advantages, targets, rng)
 
@@ -257,7 +266,7 @@ class Trainer:
             if c.detach_lookahead:
                 # The candidates' values are data here: only beta and the line rewards move.
                 logits = self._logits_from(params, step.after_value, step.obs)
-                value = self._value(params, step.obs.board)
+                value = self._value(params, step.obs.board, step.obs.context)
             else:
                 logits, value = self.policy(params, step.obs)
             logp_all = jax.nn.log_softmax(logits)

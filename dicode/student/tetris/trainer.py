@@ -78,6 +78,7 @@ class TetrisSlotTrainer(LayoutTrainer):
         self.config = config
         compiled = compiled_student(replace(config, seed=0), eval_games, eval_max_pieces)
         self.ppo, self.evaluator = compiled.ppo, compiled.evaluator
+        self.eval_max_pieces = eval_max_pieces
         self.target_pool = stack_levels([target_level()])
         self.pools: list[TetrisLevel] = [self.target_pool] * config.num_slots
         self.slots = build_slots(self.pools, config.pool_size)
@@ -97,14 +98,11 @@ class TetrisSlotTrainer(LayoutTrainer):
         )
         return slot_tallies(stats)
 
-    def evaluate(self) -> dict[str, float]:
-        """Greedy target protocol: lines per game (mean, sample std) and pieces per game."""
+    def evaluate(self) -> dict[str, Any]:
+        """Greedy target protocol: lines per game (mean, sample std), pieces per game, and the
+        skill profile (``dicode.domains.tetris.skills``)."""
         result = evaluate_greedy(self.evaluator, self.runner.train.params)
-        return {
-            "mean_lines": result.mean_lines,
-            "std_lines": result.std_lines,
-            "mean_pieces": float(result.pieces.mean()),
-        }
+        return result.figures(self.eval_max_pieces)
 
     def save(self, path: Path, extra: dict[str, Any]) -> None:
         save_checkpoint(path, self.runner, extra)
@@ -132,12 +130,6 @@ class TetrisTargetProtocol:
         runner, _ = load_checkpoint(checkpoint, self._template)
         return runner.train.params
 
-    def measure(self, params: Any) -> dict[str, float | int]:
-        result = evaluate_greedy(self._evaluator, params)
-        return {
-            "mean_lines": result.mean_lines,
-            "std_lines": result.std_lines,
-            "mean_pieces": float(result.pieces.mean()),
-            "games": self.games,
-            "max_steps": self.max_pieces,
-        }
+    def measure(self, params: Any) -> dict[str, Any]:
+        figures = evaluate_greedy(self._evaluator, params).figures(self.max_pieces)
+        return figures | {"games": self.games, "max_steps": self.max_pieces}

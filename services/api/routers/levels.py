@@ -45,6 +45,7 @@ def list_levels(
     active: bool | None = None,
     sampled: Annotated[bool | None, Query(description="trained on at least once")] = None,
     teacher: TextFilter = None,
+    skill: TextFilter = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> LevelPage:
@@ -55,6 +56,7 @@ def list_levels(
         active=active,
         sampled=sampled,
         teacher=teacher,
+        skill=skill,
         limit=limit,
         offset=offset,
     )

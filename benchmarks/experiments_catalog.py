@@ -1,0 +1,195 @@
+"""The experiments of ``benchmarks/experiment.py``: worlds, budgets, seeds and variants.
+
+Every variant of an experiment trains the same student (same network, layout and step-size
+schedule) for the same env steps; they differ in what fills the free slots and how levels are
+made (``services/curricula.py``). Budgets and schedules are chosen before any run, from the
+world's cost on this machine, never from the results:
+
+- sessions are sized to the budget (``SESSIONS`` per run), so generated levels enter within the
+  first few percent of a run (the seed levels drain in a few sessions) instead of after the
+  paper's ≈ 26M steps;
+- the target share is swept: 0.2 as in the paper, and 0.6;
+- ``skill_share`` is the share of generation attempts that teach a frontier skill of the
+  target's newest evaluation (0 = DiCode as published).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from benchmarks.experiment import Experiment, Variant
+from dicode.archive.config import ArchiveConfig
+from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
+from dicode.student.craftax.config import CraftaxPPOConfig
+from dicode.student.curriculum import CurriculumConfig
+from dicode.student.maze.config import MazePPOConfig
+from dicode.student.tetris.config import PPOConfig
+from services.curricula import MethodConfig
+
+SESSIONS = 100  # sessions per run, whatever the budget
+
+
+def _iterations(steps: int, batch_size: int) -> int:
+    """Iterations per session so that a run has about ``SESSIONS`` sessions."""
+    return max(1, math.ceil(steps / batch_size / SESSIONS))
+
+
+def _variants(base: MethodConfig, shares: dict[str, float]) -> dict[str, Variant]:
+    """The arms every experiment has: the target-only baseline, DiCode as published, and
+    DiCode with skills at each target share of ``shares``."""
+    student = base.student
+    as_published = replace(base.generator, skill_share=0.0)
+    arms = {
+        "target": Variant("target", base, "target-only PPO (every slot on the target game)"),
+        "dicode": Variant(
+            "dicode", replace(base, generator=as_published), "DiCode as published (no skills)"
+        ),
+    }
+    for name, share in shares.items():
+        mix = replace(student.curriculum, target_fraction=share)
+        arms[name] = Variant(
+            "dicode",
+            replace(base, student=replace(student, curriculum=mix)),
+            f"DiCode with the skill instruction, target share {share:g}",
+        )
+    return arms
+
+
+# --- Tetris ------------------------------------------------------------------------------------
+TETRIS_STEPS = 1_500_000
+_TETRIS_PPO = PPOConfig(num_slots=5, envs_per_slot=13, pool_size=8).annealed_over(TETRIS_STEPS)
+_TETRIS = MethodConfig(
+    domain="tetris",
+    student=StudentSettings(
+        _TETRIS_PPO, iterations_per_session=_iterations(TETRIS_STEPS, _TETRIS_PPO.batch_size)
+    ),
+    evaluator=EvaluatorSettings(games=20, max_steps=1_000),
+    # DiCode keeps 100 active levels for 15 level slots; the same ratio for our 4 is 27.
+    archive=ArchiveConfig(active_capacity=27),
+    levels_per_session=2,
+    eval_points=10,  # each evaluation also refreshes the profile the teacher reads
+)
+_TETRIS_ARMS = _variants(_TETRIS, {"dicode_skills": 0.2, "dicode_skills_share60": 0.6})
+_SKILLED = _TETRIS_ARMS["dicode_skills"].config
+_TETRIS_ABLATIONS = {
+    "dicode_skills_no_context": Variant(
+        "dicode",
+        replace(
+            _SKILLED,
+            student=replace(_SKILLED.student, ppo=replace(_TETRIS_PPO, level_context=False)),
+        ),
+        "as dicode_skills, the value without the level's context",
+    ),
+    "dicode_skills_paper_bonus": Variant(
+        "dicode",
+        replace(
+            _SKILLED,
+            student=replace(_SKILLED.student, ppo=replace(_TETRIS_PPO, bonus_scale=2.0)),
+        ),
+        "as dicode_skills, DiCode's bonus max(20, 2·R_prev)",
+    ),
+}
+
+# --- Craftax ---------------------------------------------------------------------------------
+CRAFTAX_STEPS = 1_000_000
+# The same batch for every arm: target-only in one slot of 64 envs, the curricula in 4 × 16.
+_CRAFTAX_TARGET_PPO = CraftaxPPOConfig(
+    num_slots=1, envs_per_slot=64, num_iterations=math.ceil(CRAFTAX_STEPS / 4096)
+)
+_CRAFTAX_PPO = replace(_CRAFTAX_TARGET_PPO, num_slots=4, envs_per_slot=16)
+_CRAFTAX = MethodConfig(
+    domain="craftax",
+    student=StudentSettings(
+        _CRAFTAX_PPO,
+        curriculum=CurriculumConfig(target_fraction=0.2),
+        iterations_per_session=_iterations(CRAFTAX_STEPS, _CRAFTAX_PPO.batch_size),
+    ),
+    evaluator=EvaluatorSettings(games=64, max_steps=10_000),
+    # 20 active levels for 3 level slots: about DiCode's 100 for 15.
+    archive=ArchiveConfig(active_capacity=20),
+    levels_per_session=1,
+    eval_points=4,  # each evaluation also refreshes the profile the teacher reads
+)
+_CRAFTAX_ARMS = _variants(_CRAFTAX, {"dicode_skills": 0.2, "dicode_skills_share50": 0.5})
+_CRAFTAX_ARMS["target"] = Variant(
+    "target",
+    replace(_CRAFTAX, student=replace(_CRAFTAX.student, ppo=_CRAFTAX_TARGET_PPO)),
+    "target-only PPO-RNN (64 envs on the target game)",
+)
+
+# --- maze --------------------------------------------------------------------------------------
+MAZE_STEPS = 2_000_000
+_MAZE_PPO = MazePPOConfig(num_slots=4, envs_per_slot=16, pool_size=32, num_steps=128, seed=0)
+_MAZE = MethodConfig(
+    domain="maze",
+    student=StudentSettings(
+        _MAZE_PPO,
+        curriculum=CurriculumConfig(target_fraction=0.25),
+        iterations_per_session=_iterations(MAZE_STEPS, _MAZE_PPO.batch_size),
+    ),
+    evaluator=EvaluatorSettings(games=8, max_steps=250),
+    generator=GeneratorSettings(pool_size=8),
+    archive=ArchiveConfig(active_capacity=27),
+    levels_per_session=3,
+    eval_points=8,  # each evaluation also refreshes the profile the teacher reads
+)
+_MAZE_ARMS = {
+    # Domain randomisation: every slot plays the target game, which is DR (25 random walls).
+    "dr": Variant("target", _MAZE, "domain randomisation: every slot on random 25-wall mazes"),
+    "plr": Variant(
+        "plr",
+        replace(_MAZE, generator=replace(_MAZE.generator, skill_share=0.0)),
+        "PLR: open-loop mutations (ACCEL-like), replay by learnability over measured levels",
+    ),
+    "dicode_skills": Variant(
+        "dicode", _MAZE, "DiCode: closed loop with the skill instruction, PLR over the active set"
+    ),
+}
+
+EXPERIMENTS = {
+    "tetris_curriculum": Experiment(
+        name="tetris_curriculum",
+        protocol=(
+            f"{TETRIS_STEPS:,} env steps per run (every slot's pieces count), training seeds "
+            "0–4; greedy policy on the target protocol (evaluation seed 0, 20 games, 1,000-piece "
+            "cap), lines per game; one 5-slot × 13-env PPO student for every arm, step size "
+            f"annealed over the budget, sessions of {_TETRIS.student.iterations_per_session} "
+            f"iterations, {_TETRIS.levels_per_session} mutation-teacher attempts before each"
+        ),
+        steps=TETRIS_STEPS,
+        seeds=(0, 1, 2, 3, 4),
+        baseline="target",
+        variants=_TETRIS_ARMS | _TETRIS_ABLATIONS,
+    ),
+    "craftax_1m": Experiment(
+        name="craftax_1m",
+        protocol=(
+            f"{CRAFTAX_STEPS:,} env steps per run, training seeds 0–2; the Craftax paper's "
+            "evaluation on the real Craftax-Symbolic game (fixed key, 64 games, first episode "
+            "each, 10,000-step cap, sampled actions), % of the maximum return 226; PPO-RNN (GRU "
+            "256), 64 envs × 64 steps per iteration, lr 2e-4 annealed over the budget; curricula "
+            f"in 4 slots × 16 envs, sessions of {_CRAFTAX.student.iterations_per_session} "
+            "iterations, one mutation-teacher attempt before each"
+        ),
+        steps=CRAFTAX_STEPS,
+        seeds=(0, 1, 2),
+        baseline="target",
+        variants=_CRAFTAX_ARMS,
+    ),
+    "maze_curriculum": Experiment(
+        name="maze_curriculum",
+        protocol=(
+            f"{MAZE_STEPS:,} env steps per run, training seeds 0–4; zero-shot on the 12 "
+            "held-out mazes of dicode/domains/maze/heldout.py none of the arms trains on (large "
+            "rooms, long corridors, dead ends, labyrinths, perfect mazes; 8 episodes each, "
+            "sampled actions, fixed key), solve rate; PPO with a GRU, 4 slots × 16 envs × 128 "
+            f"steps, sessions of {_MAZE.student.iterations_per_session} iterations, "
+            f"{_MAZE.levels_per_session} mutation-teacher attempts before each"
+        ),
+        steps=MAZE_STEPS,
+        seeds=(0, 1, 2, 3, 4),
+        baseline="dr",
+        variants=_MAZE_ARMS,
+    ),
+}

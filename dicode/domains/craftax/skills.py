@@ -1,0 +1,92 @@
+"""The Craftax target student's skills: each achievement's success rate on the target protocol.
+
+A target evaluation reports, per achievement, the share of its games that unlocked it
+(``figures["skills"]``). :func:`describe_skills` reads that profile in a few lines for prompts
+and people; :func:`frontier_skills` picks what to teach next: achievements the student rarely
+unlocks although it has mastered what they build on, and that the mutation teacher can set up
+(``genome_edits.teachable``), easiest first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dicode.domains.craftax.catalog import ACHIEVEMENT_IDS, FLOOR_ENTRY_ACHIEVEMENT
+from dicode.domains.craftax.genome_edits import teachable
+from dicode.domains.craftax.goals import PREREQUISITES, difficulty, home_floor
+
+#: Rarely unlocked: a frontier achievement succeeds in fewer games than this share.
+FRONTIER_RATE = 0.2
+#: Mastered: what a frontier achievement builds on succeeds in at least this share of games.
+MASTERED = 0.5
+#: Names listed per group in the profile's text (the rest are counted).
+SHOWN = 8
+#: Frontier achievements named in the profile's text.
+FRONTIER_SHOWN = 5
+
+
+def skill_rates(figures: Mapping[str, Any]) -> dict[str, float]:
+    """The evaluation's per-achievement rates (known achievements only; none → empty)."""
+    skills = figures.get("skills") or {}
+    return {str(k): float(v) for k, v in dict(skills).items() if k in ACHIEVEMENT_IDS}
+
+
+def builds_on(name: str) -> tuple[str, ...]:
+    """What an achievement builds on, for the frontier: its tech-tree steps; one with none
+    that lives below the overworld (a kill there) builds on entering its floor — a student
+    that never reaches the gnomish mines is not ready to fight in them."""
+    steps = PREREQUISITES.get(name, ())
+    entry = FLOOR_ENTRY_ACHIEVEMENT[home_floor(name)]
+    if not steps and entry is not None and entry != name:
+        return (entry,)
+    return steps
+
+
+def frontier_skills(figures: Mapping[str, Any]) -> list[str]:
+    """Achievements to teach next, easiest first: unlocked in fewer than ``FRONTIER_RATE`` of
+    the games while everything they build on is unlocked in at least ``MASTERED`` of them
+    (one building on nothing qualifies on its own rate), and teachable by the mutation
+    teacher. Empty without per-skill figures."""
+    rates = skill_rates(figures)
+    if not rates:
+        return []
+
+    def ready(name: str) -> bool:
+        below = rates.get(name, 0.0) < FRONTIER_RATE
+        return below and all(rates.get(p, 0.0) >= MASTERED for p in builds_on(name))
+
+    return sorted((a for a in ACHIEVEMENT_IDS if ready(a) and teachable(a)), key=difficulty)
+
+
+def describe_skills(figures: Mapping[str, Any]) -> str:
+    """The profile in a few lines: what most games unlock, what some do, how many never, and
+    the frontier."""
+    rates = skill_rates(figures)
+    if not rates:
+        return "No per-achievement figures yet."
+    games = figures.get("games")
+    of_games = f" of {int(games)} games" if isinstance(games, int | float) else " of the games"
+    most = {a: r for a, r in rates.items() if r >= MASTERED}
+    some = {a: r for a, r in rates.items() if 0.0 < r < MASTERED}
+    never = len(ACHIEVEMENT_IDS) - len(most) - len(some)
+    frontier = frontier_skills(figures)[:FRONTIER_SHOWN]
+    return "\n".join(
+        [
+            f"Achievements (share{of_games} unlocking each):",
+            f"- most games: {_listed(most)}",
+            f"- some games: {_listed(some)}",
+            f"- never: {never} of {len(ACHIEVEMENT_IDS)}",
+            "- frontier (teach next): " + (", ".join(frontier) or "none"),
+        ]
+    )
+
+
+def _listed(rates: Mapping[str, float]) -> str:
+    """The highest rates first, at most ``SHOWN`` of them named."""
+    if not rates:
+        return "none"
+    ranked = sorted(rates, key=lambda a: (-rates[a], ACHIEVEMENT_IDS[a]))
+    text = ", ".join(f"{a} {rates[a]:.2f}" for a in ranked[:SHOWN])
+    more = len(ranked) - SHOWN
+    return text + (f" (+{more} more)" if more > 0 else "")
