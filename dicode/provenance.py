@@ -47,7 +47,8 @@ def provenance() -> dict[str, Any]:
             versions[name] = None
     return {
         "commit": _git("rev-parse", "HEAD"),
-        "tree_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        # Docs do not change figures (and the benchmarks themselves rewrite docs/).
+        "tree_dirty": bool(_git("status", "--porcelain", "--untracked-files=no", "--", ":!docs")),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
