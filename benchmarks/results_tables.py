@@ -21,7 +21,7 @@ from typing import Any
 from dicode.provenance import FIGURES, ROOT
 
 RESULTS = ROOT / "docs" / "results.md"
-ORDER = ("tetris_curriculum", "craftax_1m", "maze_curriculum")
+ORDER = ("tetris_target", "tetris_curriculum", "craftax_1m", "maze_curriculum")
 SKILLS_SHOWN = 12  # skills listed per table (those that differ most between variants)
 
 
