@@ -27,7 +27,8 @@ from dicode.domains.maze.grid import dead_ends
 from dicode.domains.maze.heldout import held_out_mazes
 from dicode.domains.maze.seed_levels import seed_level_source
 from dicode.domains.maze.skills import (
-    HELD_OUT_SHORT_PATH,
+    FEW_DEAD_ENDS,
+    MEDIUM_PATH,
     SKILLS,
     describe_skills,
     frontier_skills,
@@ -72,14 +73,12 @@ def taught(g: Genome, skill: str, seed: int = 0) -> Genome | None:
 
 def test_the_frontier_is_the_weakest_property_whose_easier_one_is_mastered() -> None:
     profile = figures(
-        path_short=0.9, path_long=0.1, no_dead_ends=0.8, dead_ends=0.3,
-        dr_path_short=0.9, dr_path_medium=0.6, dr_path_long=0.2,
+        path_short=0.9, path_medium=0.6, path_long=0.1, few_dead_ends=0.8, many_dead_ends=0.3,
     )  # fmt: skip
-    assert frontier_skills(profile) == ["path_long", "dr_path_long", "dead_ends"]
+    assert frontier_skills(profile) == ["path_long", "many_dead_ends"]
     # A harder property waits for its easier counterpart; a base property stands on its own.
-    early = figures(path_short=0.3, path_long=0.0, dr_path_short=0.9, dr_path_medium=0.2,
-                    dr_path_long=0.0)  # fmt: skip
-    assert frontier_skills(early) == ["dr_path_medium", "path_short"]
+    early = figures(path_short=0.9, path_medium=0.2, path_long=0.0, few_dead_ends=0.3)
+    assert frontier_skills(early) == ["path_medium", "few_dead_ends"]
 
 
 def test_nothing_is_on_the_frontier_when_everything_is_mastered() -> None:
@@ -88,12 +87,13 @@ def test_nothing_is_on_the_frontier_when_everything_is_mastered() -> None:
 
 
 def test_the_profile_reads_in_a_few_lines_and_names_the_frontier() -> None:
-    profile = figures(path_short=0.9, path_long=0.1, dead_ends=0.3, no_dead_ends=0.8,
-                      dr_path_short=1.0)  # fmt: skip
+    profile = figures(path_short=1.0, path_medium=0.7, path_long=0.1, many_dead_ends=0.3,
+                      few_dead_ends=0.8)  # fmt: skip
     text = describe_skills(profile)
     lines = text.splitlines()
-    assert len(lines) == 3 and len(text) < 400
-    assert "long path 0.10" in text and "dead ends 0.30" in text and "short (≤ 8) 1.00" in text
+    assert len(lines) == 2 and len(text) < 400
+    assert "long 0.10" in text and "many 0.30" in text
+    assert "short path (≤ 8 moves) 1.00" in text
     assert "path_long" in lines[-1]
     world = domains.get("maze")
     assert world.describe_skills(profile) == text
@@ -123,33 +123,33 @@ def test_path_children_measure_what_the_evaluation_measures() -> None:
     long = taught(default_genome(), "path_long")
     assert long is not None and long.start is not None and long.goal is not None
     length = long.shortest_path()
-    assert length is not None and length > HELD_OUT_SHORT_PATH
+    assert length is not None and length > MEDIUM_PATH
     assert long.random_walls == 25  # random walls only lengthen a path: kept
-    medium = taught(default_genome(), "dr_path_medium")
+    medium = taught(default_genome(), "path_medium")
     assert medium is not None and medium.random_walls == 0  # fixed: the band has a top
     assert 9 <= (medium.shortest_path() or 0) <= 16 and len(medium.walls) == 25
-    assert teaching_band("path_short") == (12, 24) and teaching_band("path_long") == (25, None)
+    assert teaching_band("path_short") == (4, 8) and teaching_band("path_long") == (17, None)
     # A walled corridor gets a tunnel dug on from its far end.
     corridor = taught(parent("corridor"), "path_long")
-    assert corridor is not None and (corridor.shortest_path() or 0) > HELD_OUT_SHORT_PATH
+    assert corridor is not None and (corridor.shortest_path() or 0) > MEDIUM_PATH
 
 
 def test_dead_end_children_add_or_remove_dead_ends() -> None:
     for name in ("open_room", "two_rooms", "target_game"):
         g = parent(name)
-        child = taught(g, "dead_ends")
+        child = taught(g, "many_dead_ends")
         assert child is not None and child.random_walls == 0
-        assert dead_ends(child.wall_array()) > dead_ends(g.wall_array())
+        assert dead_ends(child.wall_array()) > max(dead_ends(g.wall_array()), FEW_DEAD_ENDS)
     labyrinth = held_out("labyrinth")
-    opened = taught(labyrinth, "no_dead_ends")
+    opened = taught(labyrinth, "few_dead_ends")
     assert dead_ends(labyrinth.wall_array()) > 0 and opened is not None
     assert dead_ends(opened.wall_array()) == 0 and solvable(opened)
 
 
 def test_skills_that_cannot_be_made_give_none() -> None:
     assert taught(parent("open_room"), "no_such_skill") is None
-    # 96 walls of dead ends: no room for spurs and nowhere to dig a long way.
-    assert taught(held_out("dead_ends"), "path_long") is None
+    # A one-cell corridor walled on both sides: no room for a side branch.
+    assert taught(held_out("long_corridor"), "many_dead_ends") is None
 
 
 def test_the_domain_wires_the_skill_edit() -> None:
@@ -173,7 +173,8 @@ def test_skill_children_pass_the_real_sandbox(validator: Validator) -> None:
 
 
 def test_the_mutation_teacher_answers_the_skill_instruction(validator: Validator) -> None:
-    rates = {"path_short": 0.9, "path_long": 0.05, "no_dead_ends": 0.7, "dead_ends": 0.4}
+    rates = {"path_short": 0.9, "path_medium": 0.6, "path_long": 0.05, "few_dead_ends": 0.7,
+             "many_dead_ends": 0.4}  # fmt: skip
     profile = figures(**rates)
     [skill, _] = frontier_skills(profile)
     assert skill == "path_long"

@@ -191,8 +191,9 @@ def test_a_short_student_loop_run_and_the_target_protocol(tmp_path: Path) -> Non
     assert list(figures)[-1] == "skills"
     # (CurvePoint types its figures as dict[str, float]; the profile is a nested dict.)
     skills: dict[str, float] = figures["skills"]  # type: ignore[assignment]
-    assert {"path_short", "path_long", "dead_ends", "no_dead_ends"} <= set(skills)
-    assert any(name.startswith("dr_path_") for name in skills) and set(skills) <= set(SKILLS)
+    assert {"few_dead_ends", "many_dead_ends"} <= set(skills) <= set(SKILLS)
+    # The held-out mazes' rates by property are figures for people, not skills.
+    assert {"heldout_path_short", "heldout_path_long", "heldout_dead_ends"} <= set(figures)
     assert all(0.0 <= rate <= 1.0 for rate in skills.values())
     assert figures["solve_rate"] == pytest.approx(np.mean([figures[f"solve_{n}"] for n in names]))
     assert len(schedule.recorded) == 4 and all(set(o) <= {TARGET, 0, 1} for o in schedule.recorded)

@@ -12,7 +12,7 @@ A child differs from its parent by one or two small edits:
   walls more or less.
 
 The ``skill`` instruction has its own edit, :func:`teach`: a layout with the maze property to
-teach (a shortest path in a band, dead ends, or none), made from the parent's.
+teach (a shortest path in a band, many dead ends or few), made from the parent's.
 
 Every edit keeps the genome inside the builder's bounds and the mutation caps, never puts a
 wall on the start or the goal, and is vetoed when it would make a solvable level unsolvable
@@ -41,7 +41,7 @@ from dicode.domains.maze.grid import (
     neighbours,
     path_length,
 )
-from dicode.domains.maze.skills import PATH_BANDS
+from dicode.domains.maze.skills import FEW_DEAD_ENDS, PATH_BANDS
 from dicode.teachers.base import MutationInstruction
 from dicode.teachers.genome_base import Edit as AppliedEdit
 from dicode.teachers.genome_base import Mutation, SkillTarget, mutate_genome
@@ -376,8 +376,8 @@ def operators_for(g: Genome, instruction: MutationInstruction) -> dict[str, Oper
 
 # --- skills --------------------------------------------------------------------------------
 
-#: Branches the dead-end edit tries to add, and their length range (cells, high exclusive).
-DEAD_END_BRANCHES = 3
+#: The most side branches the dead-end edit adds, and their length range (cells, high exclusive).
+MAX_BRANCHES = 6
 BRANCH_LENGTH = (1, 4)
 #: The lengthening search: steps (each adds one wall spur) and spurs tried per step.
 LENGTHEN_STEPS = 16
@@ -394,8 +394,8 @@ def teach(parent: Genome, target: SkillTarget, rng: np.random.Generator) -> Muta
 
     Path skills: a fixed start and goal whose shortest path lies in the skill's teaching band;
     for a band without a top, wall spurs in open layouts or a tunnel dug on from the goal in
-    walled ones until it is reachable. ``dead_ends``: side branches that lead nowhere, off the
-    way; ``no_dead_ends``: every dead end joined into a loop (or filled). Random walls could
+    walled ones until it is reachable. ``many_dead_ends``: side branches that lead nowhere, off
+    the way; ``few_dead_ends``: every dead end joined into a loop (or filled). Random walls could
     break a band with a top or the dead-end count, so there they are drawn once and fixed. The
     child is solvable and within the caps; a parent that already has the property is mirrored
     (or its random start fixed). None for an unknown skill or when no layout can be made.
@@ -439,7 +439,7 @@ def has_skill(g: Genome, skill: str) -> bool:
     if g.random_walls:
         return False
     count = dead_ends(g.wall_array())
-    return count > 0 if skill == "dead_ends" else count == 0
+    return count > FEW_DEAD_ENDS if skill == "many_dead_ends" else count <= FEW_DEAD_ENDS
 
 
 def _skill_child_ok(parent: Genome, child: Genome, skill: str) -> bool:
@@ -685,16 +685,17 @@ def _dig_moves(walls: np.ndarray, dist: np.ndarray) -> list[Cell]:
 
 
 def _teach_dead_ends(g: Genome, rng: np.random.Generator) -> tuple[Genome, list[str]] | None:
-    """Up to ``DEAD_END_BRANCHES`` side branches that lead nowhere, off the way from start to
-    goal where both are fixed: a short straight run walled in on its sides and end in open
-    space, or dug as a tunnel into the walls."""
+    """Side branches that lead nowhere (at least one, then until the maze has more than
+    ``FEW_DEAD_ENDS`` dead ends, at most ``MAX_BRANCHES``), off the way from start to goal where
+    both are fixed: a short straight run walled in on its sides and end in open space, or dug
+    as a tunnel into the walls."""
     base, notes = _fix_random_walls(g, rng)
     walls, ends = base.wall_array(), _ends(base)
     before = dead_ends(walls)
     room = _wall_room(g, base)
     branches = 0
     for anchor in _branch_anchors(base, rng):
-        if branches == DEAD_END_BRANCHES:
+        if branches == MAX_BRANCHES or (branches and dead_ends(walls) > FEW_DEAD_ENDS):
             break
         for direction in rng.permutation(len(MOVES)):
             length = int(rng.integers(*BRANCH_LENGTH))
@@ -808,4 +809,4 @@ def _loop_tunnel(walls: np.ndarray, stub: Cell) -> list[Cell]:
     return []
 
 
-_DEAD_END_EDITS = {"dead_ends": _teach_dead_ends, "no_dead_ends": _teach_no_dead_ends}
+_DEAD_END_EDITS = {"many_dead_ends": _teach_dead_ends, "few_dead_ends": _teach_no_dead_ends}

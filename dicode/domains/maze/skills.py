@@ -1,12 +1,15 @@
 """The maze target student's skills: solve rates by maze property (NumPy-free facts).
 
-The target protocol (``dicode.student.maze.evaluate``) groups its episodes by what a teacher
-can build: held-out mazes by shortest path (``path_short`` / ``path_long``) and by dead ends
-(``no_dead_ends`` / ``dead_ends``), the domain-randomised (DR) mazes by shortest path
-(``dr_path_short`` / ``_medium`` / ``_long``), and reports each group's solve rate under
-``figures["skills"]``. :func:`describe_skills` reads that profile in two lines;
-:func:`frontier_skills` picks what to teach next: a property the student rarely solves while
-it has mastered its easier counterpart (a long path after a short one, dead ends after none).
+The target protocol (``dicode.student.maze.evaluate``) groups the episodes it plays on its
+fixed domain-randomised (DR) mazes — the target game's own distribution, never trained on — by
+what a teacher can build: shortest path (``path_short`` / ``path_medium`` / ``path_long``) and
+dead ends (``few_dead_ends`` / ``many_dead_ends``; random walls always leave some), and reports
+each group's solve rate under ``figures["skills"]``. The held-out mazes are the zero-shot test:
+their per-property rates are reported beside (``heldout_*``, ``HELD_OUT_BANDS``) for people,
+and no skill choice reads them, so no arm of a maze experiment is steered by the test set.
+:func:`describe_skills` reads the profile in two lines; :func:`frontier_skills` picks what to
+teach next: a property the student rarely solves while it has mastered its easier counterpart
+(a long path after a medium one, many dead ends after few).
 """
 
 from __future__ import annotations
@@ -14,43 +17,44 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: Held-out mazes with at most this many moves on their shortest path count as short ones.
+#: DR mazes: short up to this many moves on the shortest path, medium up to the next, long beyond.
+SHORT_PATH, MEDIUM_PATH = 8, 16
+#: A maze with at most this many dead ends has few (the DR mazes have 1–9, median ≈ 4).
+FEW_DEAD_ENDS = 3
+#: Held-out mazes (reported only) with at most this many moves count as short ones.
 HELD_OUT_SHORT_PATH = 24
-#: DR mazes: short up to this many moves, medium up to the next, long beyond.
-DR_SHORT_PATH, DR_MEDIUM_PATH = 8, 16
 
-#: The skills in reading order, and which maze set each is measured on.
+#: The skills in reading order (all measured on the DR mazes).
 SKILLS: tuple[str, ...] = (
-    "path_short", "path_long", "no_dead_ends", "dead_ends",
-    "dr_path_short", "dr_path_medium", "dr_path_long",
+    "path_short", "path_medium", "path_long", "few_dead_ends", "many_dead_ends",
 )  # fmt: skip
 #: Shortest-path band (fewest, most moves; None: no upper bound) of each path skill.
 PATH_BANDS: dict[str, tuple[int, int | None]] = {
-    "path_short": (0, HELD_OUT_SHORT_PATH),
-    "path_long": (HELD_OUT_SHORT_PATH + 1, None),
-    "dr_path_short": (0, DR_SHORT_PATH),
-    "dr_path_medium": (DR_SHORT_PATH + 1, DR_MEDIUM_PATH),
-    "dr_path_long": (DR_MEDIUM_PATH + 1, None),
+    "path_short": (0, SHORT_PATH),
+    "path_medium": (SHORT_PATH + 1, MEDIUM_PATH),
+    "path_long": (MEDIUM_PATH + 1, None),
+}
+#: The held-out figures reported by shortest path (not skills: no teacher reads them).
+HELD_OUT_BANDS: dict[str, tuple[int, int | None]] = {
+    "heldout_path_short": (0, HELD_OUT_SHORT_PATH),
+    "heldout_path_long": (HELD_OUT_SHORT_PATH + 1, None),
 }
 #: The easier counterpart a skill builds on (skills absent here build on nothing).
 EASIER: dict[str, str] = {
-    "path_long": "path_short",
-    "dead_ends": "no_dead_ends",
-    "dr_path_medium": "dr_path_short",
-    "dr_path_long": "dr_path_medium",
+    "path_medium": "path_short",
+    "path_long": "path_medium",
+    "many_dead_ends": "few_dead_ends",
 }
 #: Mastered: solved in at least this share of a group's episodes. A frontier skill is below
 #: it while its easier counterpart is at or above it.
 MASTERED = 0.5
 
 _LABELS = {
-    "path_short": f"short path (≤ {HELD_OUT_SHORT_PATH} moves)",
-    "path_long": "long path",
-    "no_dead_ends": "no dead ends",
-    "dead_ends": "dead ends",
-    "dr_path_short": f"short (≤ {DR_SHORT_PATH})",
-    "dr_path_medium": f"medium (≤ {DR_MEDIUM_PATH})",
-    "dr_path_long": "long",
+    "path_short": f"short path (≤ {SHORT_PATH} moves)",
+    "path_medium": f"medium (≤ {MEDIUM_PATH})",
+    "path_long": "long",
+    "few_dead_ends": f"few (≤ {FEW_DEAD_ENDS})",
+    "many_dead_ends": "many",
 }
 
 
@@ -85,8 +89,11 @@ def describe_skills(figures: Mapping[str, Any]) -> str:
     frontier = frontier_skills(figures)
     return "\n".join(
         [
-            "Held-out solve rate by maze property: " + listed(SKILLS[:4]) + ".",
-            "DR solve rate by shortest path: " + listed(SKILLS[4:]) + ".",
+            "Solve rate of the target game's mazes by shortest path: "
+            + listed(SKILLS[:3])
+            + "; by dead ends: "
+            + listed(SKILLS[3:])
+            + ".",
             "Frontier (teach next): " + (", ".join(frontier) or "none") + ".",
         ]
     )

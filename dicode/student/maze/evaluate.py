@@ -9,11 +9,12 @@ starts each episode at zero. An episode ends at the goal or after ``min(max_step
 Figures, headline first: ``solve_rate`` (the mean over held-out mazes of each maze's share of
 solved episodes), ``mean_return`` (mean held-out episode return ``1 − 0.9·t/T`` or 0),
 ``mean_length``, ``solve_<name>`` per held-out maze, then ``dr_solve_rate`` and
-``dr_mean_return`` on the DR set, and last, under ``"skills"``, the skill profile: solve rates
-by maze property (``path_short`` / ``path_long``, ``no_dead_ends`` / ``dead_ends`` on the
-held-out set; ``dr_path_short`` / ``_medium`` / ``_long`` on the DR set; the bands are
-``dicode.domains.maze.skills``). The jitted function takes the parameters as an argument, so
-periodic evaluation compiles once.
+``dr_mean_return`` on the DR set, the held-out solve rates by property (``heldout_path_short``
+/ ``_long``, ``heldout_no_dead_ends`` / ``heldout_dead_ends``; for people only), and last, under
+``"skills"``, the skill profile the teachers read: the DR mazes' solve rates by shortest path
+and by few / many dead ends (``dicode.domains.maze.skills``; no skill choice reads the test
+set). The jitted function takes the parameters as an argument, so periodic evaluation compiles
+once.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dicode.domains.maze.generate import dr_pool
 from dicode.domains.maze.grid import MAX_STEPS, dead_ends
 from dicode.domains.maze.heldout import held_out_names, held_out_pool
 from dicode.domains.maze.level_checks import MazePool, shortest_paths
-from dicode.domains.maze.skills import PATH_BANDS
+from dicode.domains.maze.skills import FEW_DEAD_ENDS, HELD_OUT_BANDS, PATH_BANDS
 from dicode.student.maze.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED
 from dicode.student.maze.networks import MazeActorCritic, apply_policy
 
@@ -64,27 +65,27 @@ class EvalResult:
         if dr.any():
             figures["dr_solve_rate"] = float(self.solved[dr].mean())
             figures["dr_mean_return"] = float(self.returns[dr].mean())
+        groups = {name: held & self._in_band(band) for name, band in HELD_OUT_BANDS.items()}
+        groups["heldout_no_dead_ends"] = held & (self.dead_ends == 0)
+        groups["heldout_dead_ends"] = held & (self.dead_ends > 0)
+        figures |= self._solve_rates(groups)
         return figures | {"skills": self.skill_profile()}
 
     def skill_profile(self) -> dict[str, float]:
-        """Solve rates by maze property (what a teacher can act on): held-out mazes by
-        shortest path (``PATH_BANDS``) and by dead ends, DR mazes by shortest path (short /
-        medium / long). Empty groups are left out."""
-        held, dr = self.maze >= 0, self.maze < 0
-        groups = {
-            name: (dr if name.startswith("dr_") else held) & self._in_band(name)
-            for name in PATH_BANDS
-        }
-        groups |= {
-            "no_dead_ends": held & (self.dead_ends == 0),
-            "dead_ends": held & (self.dead_ends > 0),
-        }
-        return {
-            name: float(self.solved[rows].mean()) for name, rows in groups.items() if rows.any()
-        }
+        """Solve rates of the DR mazes (the target game's distribution) by shortest path
+        (``PATH_BANDS``) and by few / many dead ends: what a teacher can act on."""
+        dr = self.maze < 0
+        groups = {name: dr & self._in_band(band) for name, band in PATH_BANDS.items()}
+        groups["few_dead_ends"] = dr & (self.dead_ends <= FEW_DEAD_ENDS)
+        groups["many_dead_ends"] = dr & (self.dead_ends > FEW_DEAD_ENDS)
+        return self._solve_rates(groups)
 
-    def _in_band(self, skill: str) -> np.ndarray:
-        low, high = PATH_BANDS[skill]
+    def _solve_rates(self, groups: dict[str, np.ndarray]) -> dict[str, float]:
+        """Each group's solve rate; empty groups are left out."""
+        return {name: float(self.solved[g].mean()) for name, g in groups.items() if g.any()}
+
+    def _in_band(self, band: tuple[int, int | None]) -> np.ndarray:
+        low, high = band
         inside = self.paths >= low
         return inside if high is None else inside & (self.paths <= high)
 
