@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
 from dicode.domains.tetris.heuristics import board_features, make_policy
+from dicode.domains.tetris.placements import afterstates
 from tests.tetris.strategies import boards
 
 _features = jax.jit(board_features)
@@ -52,6 +53,17 @@ def test_board_features_are_mirror_symmetric(board: np.ndarray) -> None:
 def test_unknown_policy_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown policy 'greedy'"):
         make_policy("greedy")
+
+
+def test_first_legal_takes_the_lowest_legal_action() -> None:
+    board = jnp.zeros((20, 10), jnp.int32)
+    for piece in range(7):
+        legal = np.asarray(afterstates(board, jnp.int32(piece)).legal)
+        action = make_policy("first_legal")(jax.random.PRNGKey(0), board, jnp.int32(piece))
+        assert int(action) == int(np.argmax(legal))
+    # Always the same column: the stack tops out fast, with next to no lines.
+    final = play(make_policy("first_legal"), EnvParams(), 4, 200, seed=0)
+    assert np.all(np.asarray(final.game_over)) and int(np.asarray(final.lines).max()) <= 2
 
 
 @pytest.mark.parametrize("name", ["dellacherie", "eltetris", "bcts"])

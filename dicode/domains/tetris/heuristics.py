@@ -78,7 +78,9 @@ WEIGHTS: dict[str, np.ndarray] = {
     "bcts": np.array([-12.63, 6.60, 0, -9.22, -19.77, -13.08, -10.49, -1.61, -24.04], np.float32),
 }
 
-POLICIES = ("random", *WEIGHTS)
+#: Baselines without a planner: uniform over legal placements, and the first legal one in action
+#: order (what an unusable LLM answer falls back to: a fixed, dumb choice).
+POLICIES = ("random", "first_legal", *WEIGHTS)
 
 
 def board_features(board: jnp.ndarray) -> jnp.ndarray:
@@ -167,7 +169,7 @@ def make_policy(name: str, legacy_actions: bool = False) -> Policy:
 
     def candidate_values(board: jnp.ndarray, piece: jnp.ndarray) -> jnp.ndarray:
         candidates = afterstates(board, piece)
-        if name == "random":
+        if name in ("random", "first_legal"):
             value = jnp.where(candidates.legal, 0.0, -jnp.inf)
         else:
             value = scores(candidates, jnp.asarray(WEIGHTS[name]))
@@ -182,6 +184,8 @@ def make_policy(name: str, legacy_actions: bool = False) -> Policy:
         if name == "random":
             # Uniform over legal actions: Gumbel noise on a 0 / −inf mask.
             return jnp.argmax(value + jax.random.gumbel(key, value.shape)).astype(jnp.int32)
+        if name == "first_legal":
+            return jnp.argmax(value > -jnp.inf).astype(jnp.int32)  # argmax: the first True
         priority = tie_break_priority(piece, board.shape[1])
         if legacy_actions:
             priority = priority[
