@@ -8,8 +8,9 @@ An experiment (``EXPERIMENTS``) names a world, a step budget, training seeds and
 curriculum method of ``services/curricula.py`` with its configuration. Every (variant, seed) run
 trains one student for the same env steps and is scored on the world's target protocol; its
 record — variant, method, seed, budget, the target figures (headline first) with the per-skill
-ones, what the teacher produced, the cost, the whole config and the provenance (commit, numeric
-stack, threads) — is appended to ``docs/figures/<experiment>.json`` as soon as it finishes.
+ones, the headline's learning curve, what the teacher produced, the cost, the whole config and
+the provenance (commit, numeric stack, threads) — is appended to
+``docs/figures/<experiment>.json`` as soon as it finishes.
 
 Resume: a run whose (variant, seed, budget, config) is already in the file is skipped, so an
 interrupted table continues where it stopped (``--fresh`` starts over). Progress and an ETA
@@ -111,6 +112,7 @@ def record(name: str, variant: Variant, result: MethodResult, steps: int) -> dic
             "train_cpu_s": result.train_cpu_s,
             "generation_s": result.generation_s,
         },
+        "curve": [list(point) for point in result.curve],
         "config": {"method": variant.method, **variant.config.to_dict()},
         "key": config_key(variant, result.seed, steps),
         "run_dir": result.run_dir,
@@ -247,6 +249,17 @@ def _thread_settings() -> Iterator[None]:
                 os.environ[name] = value
 
 
+def curve_from_run_dir(run_dir: Path, headline: str) -> list[list[float]]:
+    """The headline's curve of a record written before records kept it, from the run folder's
+    ``curve.csv`` (empty when the folder is gone)."""
+    from dicode.student.loop import read_curve
+
+    csv_path = run_dir / "curve.csv"
+    if not csv_path.is_file():
+        return []
+    return [[int(row["env_steps"]), row[f"target_{headline}"]] for row in read_curve(csv_path)]
+
+
 def _headline(experiment: Experiment) -> str:
     from dicode import domains
 
@@ -257,6 +270,9 @@ def _headline(experiment: Experiment) -> str:
 def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
     if path.is_file() and not fresh:
         document: dict[str, Any] = json.loads(path.read_text())
+        for run in document["runs"]:
+            if "curve" not in run:
+                run["curve"] = curve_from_run_dir(Path(run["run_dir"]), _headline(experiment))
         return document
     return {
         "experiment": experiment.name,

@@ -101,6 +101,7 @@ class MethodResult:
     accepted: int
     levels_trained: int
     run_dir: str
+    curve: list[tuple[int, float]]  # (env steps, headline figure) at every target evaluation
 
 
 def run_method(
@@ -175,10 +176,11 @@ def run_method(
             if validator is None:
                 generator.close()
             repo.close()
+    headline = world.target_metrics[0]
     result = _result(
-        method, seed, curve, started, generation_s, attempts, accepted, trained, run_dir
+        method, seed, curve, headline, started, generation_s, attempts, accepted, trained, run_dir
     )
-    write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", world.target_metrics[0])
+    write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", headline)
     settings["result"] = asdict(result)
     (run_dir / "config.json").write_text(json.dumps(settings, indent=2, default=str) + "\n")
     return result
@@ -188,6 +190,7 @@ def _result(
     method: str,
     seed: int,
     curve: list[CurvePoint],
+    headline: str,
     started: float,
     generation_s: float,
     attempts: int,
@@ -209,4 +212,5 @@ def _result(
         accepted=accepted,
         levels_trained=trained,
         run_dir=str(run_dir),
+        curve=[(p.env_steps, float(p.target[headline])) for p in curve],
     )
