@@ -2,10 +2,17 @@
 
 Each turn the model gets the enumerated legal placements of the current piece as a numbered list
 (with the resulting board of each, or the board once and the moves) and answers
-``{"choice": n}`` under structured output. When the answer is unusable (error, timeout, not
-JSON, a number outside the list) the turn falls back — by default to the **BCTS choice**
-(``fallback="bcts"``), or to the **first legal placement** (``fallback="first"``) — and the
-fallback is counted and its reason kept.
+``{"choice": n}`` under structured output. When the answer is unusable — not JSON or not the
+schema (``unparseable``), a number outside the list (``out_of_range``; every listed number is a
+legal placement, so this is also what an illegal pick looks like), or a call that failed after
+the client's retries (the client's kind: ``timeout``, ``server_error``, ``empty_answer``, …) — the
+move is a **fallback**, counted with its kind and reason. The fallback rule is by default
+``first_legal``: the first legal placement in action order, exactly ``--policy first_legal``
+(``make_policy("first_legal")``), a deliberately dumb move, so that a model which never answers
+usably scores what ``first_legal`` scores and the figure measures the model. ``bcts`` (the BCTS
+planner's move) is available only when asked for explicitly; the report names the rule in its
+policy label (``llm (fallback: first_legal)``) and splits the moves into the model's and the
+fallback's.
 
 Evaluation follows the target protocol of ``dicode.domains.tetris.evaluate`` (same keys per game
 and step, same caps and metrics) but runs outside ``jax.jit``, one game step at a time, because
@@ -27,6 +34,7 @@ import numpy as np
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import protocol_report
+from dicode.domains.tetris.heuristics import make_policy
 from dicode.judges.benchmark import outcome_of
 from dicode.judges.candidates import Candidates, bcts_action, enumerate_candidates
 from dicode.judges.prompts import ChoiceAnswer, choice_messages, choice_schema
@@ -35,7 +43,30 @@ from dicode.llm.structured import StructuredOutput as Structured
 from dicode.llm.structured import parse_json_model
 from dicode.llm.structured import response_format as make_response_format
 
-Fallback = Literal["bcts", "first"]
+Fallback = Literal["first_legal", "bcts"]
+#: The rules an unusable answer can fall back to; the first is the default.
+FALLBACK_RULES: tuple[Fallback, ...] = ("first_legal", "bcts")
+
+_FIRST_LEGAL_POLICY = jax.jit(make_policy("first_legal"))
+_UNUSED_KEY = jax.random.key(0)  # first_legal is deterministic; its key is ignored
+
+
+def first_legal_action(board: np.ndarray, piece: int) -> int:
+    """The first legal placement in action order (exactly what ``--policy first_legal`` plays)."""
+    return int(_FIRST_LEGAL_POLICY(_UNUSED_KEY, jnp.asarray(board), jnp.int32(piece)))
+
+
+def fallback_rule(name: str) -> Fallback:
+    """Check a fallback rule given as text (CLI options)."""
+    for rule in FALLBACK_RULES:
+        if name == rule:
+            return rule
+    raise ValueError(f"unknown fallback rule {name!r}; use one of {', '.join(FALLBACK_RULES)}")
+
+
+def policy_label(rule: str) -> str:
+    """The report's policy name: the LLM player always names its fallback rule."""
+    return f"llm (fallback: {rule})"
 
 
 @dataclass(frozen=True)
@@ -43,7 +74,7 @@ class PlayerSettings:
     """How the LLM player asks and what it does with a bad answer."""
 
     show: Literal["afterstates", "moves"] = "afterstates"
-    fallback: Fallback = "bcts"
+    fallback: Fallback = "first_legal"
     structured: Structured = "json_schema"
     temperature: float = 0.0
     max_tokens: int = 24
@@ -91,10 +122,11 @@ class LLMPlayer:
         if not result.ok:
             return self._fallback(candidates, result, result.error_kind, result.error)
         answer, error = parse_json_model(result.text, ChoiceAnswer, result.finish_reason, "choice")
-        if answer is None or not 1 <= answer.choice <= len(outcomes):
-            if answer is not None:
-                error = f"choice {answer.choice} is not in 1..{len(outcomes)}"
-            return self._fallback(candidates, result, "invalid_answer", error)
+        if answer is None:
+            return self._fallback(candidates, result, "unparseable", error)
+        if not 1 <= answer.choice <= len(outcomes):
+            error = f"choice {answer.choice} is not in 1..{len(outcomes)}"
+            return self._fallback(candidates, result, "out_of_range", error)
         return Decision(
             int(candidates.actions[answer.choice - 1]), False,
             latency_s=result.latency_s, prompt_tokens=result.prompt_tokens,
@@ -106,8 +138,10 @@ class LLMPlayer:
     ) -> Decision:
         if self.settings.fallback == "bcts":
             action = bcts_action(candidates.board, candidates.piece)
+        elif self.settings.fallback == "first_legal":
+            action = first_legal_action(candidates.board, candidates.piece)
         else:
-            action = int(candidates.actions[0])
+            raise ValueError(f"unknown fallback rule {self.settings.fallback!r}")
         return Decision(
             action, True, error_kind=kind, error=error,
             latency_s=result.latency_s, prompt_tokens=result.prompt_tokens,
@@ -150,12 +184,17 @@ async def evaluate_player(
     results = await asyncio.gather(
         *(_play_game(player, params, g, max_pieces, seed, step_fn) for g in range(games))
     )
-    decisions = [d for r in results for d in r[3]]
-    fallbacks = [d for d in decisions if d.fallback]
-    asked = [d for d in decisions if d.asked]
+    asked = [[d for d in r[3] if d.asked] for r in results]
+    moves = [d for game in asked for d in game]
+    fallbacks = [d for d in moves if d.fallback]
+
+    def share(count: int) -> float:
+        return count / len(moves) if moves else 0.0
+
     examples = list(dict.fromkeys(f"{d.error_kind}: {d.error}" for d in fallbacks))
+    rule = player.settings.fallback
     report = protocol_report(
-        "llm",
+        policy_label(rule),
         np.array([r[0] for r in results]),
         np.array([r[1] for r in results]),
         np.array([r[2] for r in results]),
@@ -169,14 +208,20 @@ async def evaluate_player(
         "llm": {
             "model": player.client.config.model,
             "settings": asdict(player.settings),
-            "moves": len(decisions),
+            "fallback_rule": rule,
+            # Moves with legal placements to choose among: each is the model's or a fallback.
+            "moves": len(moves),
+            "model_moves": len(moves) - len(fallbacks),
             "fallbacks": len(fallbacks),
-            "fallback_rate": len(fallbacks) / len(decisions) if decisions else 0.0,
-            "fallback_rule": player.settings.fallback,
-            "errors": dict(Counter(d.error_kind for d in fallbacks)),
+            "model_share": share(len(moves) - len(fallbacks)),
+            "fallback_share": share(len(fallbacks)),
+            "per_game_fallbacks": [sum(d.fallback for d in game) for game in asked],
+            # Turns with no legal placement at all (nothing asked; the game is lost anyway).
+            "no_legal_placement": sum(len(r[3]) for r in results) - len(moves),
+            "errors": dict(sorted(Counter(str(d.error_kind) for d in fallbacks).items())),
             "error_examples": examples[:5],
-            "mean_latency_s": float(np.mean([d.latency_s for d in asked])) if asked else 0.0,
-            "prompt_tokens": sum(d.prompt_tokens for d in decisions),
-            "completion_tokens": sum(d.completion_tokens for d in decisions),
+            "mean_latency_s": float(np.mean([d.latency_s for d in moves])) if moves else 0.0,
+            "prompt_tokens": sum(d.prompt_tokens for d in moves),
+            "completion_tokens": sum(d.completion_tokens for d in moves),
         },
     }

@@ -3,7 +3,9 @@
 - ``collapsed_responder``: the field report's judge — −0.8 mostly, −0.7 sometimes, chosen by a
   hash of the prompt, unrelated to the board;
 - ``good_responder``: reads the boards back out of the text prompt and scores the board after
-  with a crude hand-made value (holes, height, bumpiness), or compares A and B with it.
+  with a crude hand-made value (holes, height, bumpiness), or compares A and B with it;
+- ``garbage_responder``: an LLM player that never answers usably (prose, numbers off the list,
+  the wrong field, cut-off JSON, empty answers, HTTP 500), chosen by a hash of the prompt.
 """
 
 from __future__ import annotations
@@ -67,3 +69,18 @@ def collapsed_responder(body: dict[str, Any]) -> FakeReply:
     digest = hashlib.sha256(user_text(body).encode()).digest()
     score = -0.7 if digest[0] % 4 == 0 else -0.8
     return FakeReply.json({"score": score, "suggested_rotation": 0, "suggested_column": 4})
+
+
+def garbage_responder(body: dict[str, Any]) -> FakeReply:
+    """A player that never gives a usable answer; the kind of garbage follows the prompt's hash."""
+    digest = hashlib.sha256(user_text(body).encode()).digest()
+    replies = (
+        FakeReply.text("I would put it on the left, it looks nice there"),
+        FakeReply.json({"choice": 0}),  # the list starts at 1
+        FakeReply.json({"choice": 999}),
+        FakeReply.json({"placement": 1}),  # the wrong field
+        FakeReply.text('{"choice": '),  # cut off
+        FakeReply.empty(),
+        FakeReply.http_error(500),
+    )
+    return replies[digest[0] % len(replies)]

@@ -36,25 +36,27 @@ def _check_policy(name: str) -> str:
 
 
 def _evaluate_llm(
-    url: str | None, model: str | None, structured: str, games: int, max_pieces: int, seed: int,
-    seven_bag: bool,
+    url: str | None, model: str | None, structured: str, fallback: str, games: int,
+    max_pieces: int, seed: int, seven_bag: bool,
 ) -> dict[str, Any]:  # fmt: skip
     """The protocol with the LLM player (dicode.judges.player), one model call per move."""
     import asyncio
 
-    from dicode.judges.player import LLMPlayer, PlayerSettings, evaluate_player
+    from dicode.judges.player import LLMPlayer, PlayerSettings, evaluate_player, fallback_rule
     from dicode.judges.prompts import structured_form
     from dicode.llm.client import LLMClient, LLMConfig
 
     try:
         form = structured_form(structured)
+        rule = fallback_rule(fallback)
         config = LLMConfig.from_env(base_url=url, model=model, seed=seed, max_retries=1)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
 
     async def run() -> dict[str, Any]:
         async with LLMClient(config) as client:
-            player = LLMPlayer(client, PlayerSettings(structured=form, seed=seed))
+            settings = PlayerSettings(structured=form, fallback=rule, seed=seed)
+            player = LLMPlayer(client, settings)
             return await evaluate_player(player, games, max_pieces, seed, seven_bag)
 
     return asyncio.run(run())
@@ -117,13 +119,21 @@ def eval_command(
     llm_structured: Annotated[
         str, typer.Option("--llm-structured", help="json_schema, json_object or none.")
     ] = "json_schema",
+    llm_fallback: Annotated[
+        str,
+        typer.Option(
+            "--llm-fallback",
+            help="--policy llm: the move when an answer is unusable: first_legal (default, "
+            "a dumb move, so the score measures the model) or bcts (the BCTS planner's move).",
+        ),
+    ] = "first_legal",
 ) -> None:
     """Play the standard game with a policy under the evaluation protocol."""
     if policy == "llm":
         if legacy_actions:
             raise typer.BadParameter("--policy llm chooses among placements; no --legacy-actions")
-        result = _evaluate_llm(llm_url, llm_model, llm_structured, games, max_pieces, seed,
-                               seven_bag)  # fmt: skip
+        result = _evaluate_llm(llm_url, llm_model, llm_structured, llm_fallback, games,
+                               max_pieces, seed, seven_bag)  # fmt: skip
     else:
         result = evaluate(
             _check_policy(policy), games, max_pieces, seed, legacy_actions, seven_bag
@@ -132,7 +142,8 @@ def eval_command(
         typer.echo(json.dumps(result))
         return
     mode = ", legacy actions" if legacy_actions else ""
-    table = Table(title=f"{policy}{mode}: {games} games, cap {max_pieces:,} pieces")
+    # The report's label: for the LLM player it names the fallback rule.
+    table = Table(title=f"{result['policy']}{mode}: {games} games, cap {max_pieces:,} pieces")
     table.add_column("metric")
     for column in ("mean", "median", "min", "max"):
         table.add_column(column, justify="right")
@@ -146,9 +157,11 @@ def eval_command(
     )
     if "llm" in result:
         llm = result["llm"]
+        errors = ", ".join(f"{kind} {n}" for kind, n in llm["errors"].items()) or "none"
         console.print(
-            f"LLM moves {llm['moves']}, fallbacks to {llm['fallback_rule']} "
-            f"{llm['fallbacks']} ({llm['fallback_rate']:.1%}), errors {llm['errors']}"
+            f"fallback rule: {llm['fallback_rule']} · moves {llm['moves']}: the model decided "
+            f"{llm['model_moves']} ({llm['model_share']:.1%}), the {llm['fallback_rule']} "
+            f"fallback {llm['fallbacks']} ({llm['fallback_share']:.1%}) · errors: {errors}"
         )
 
 
