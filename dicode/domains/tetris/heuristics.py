@@ -79,12 +79,13 @@ WEIGHTS: dict[str, np.ndarray] = {
 }
 
 #: Baselines without a planner: uniform over legal placements, and the first legal one in action
-#: order (what an unusable LLM answer falls back to: a fixed, dumb choice).
-POLICIES = ("random", "first_legal", *WEIGHTS)
+#: order (what an unusable LLM answer falls back to: a fixed, dumb choice). "moe" is the rule-based
+#: mixture-of-experts ranker of ``moe.py``.
+POLICIES = ("random", "first_legal", *WEIGHTS, "moe")
 
 
 def board_features(board: jnp.ndarray) -> jnp.ndarray:
-    """(7,) float32: the board-only features, in ``FEATURES`` order from row transitions on."""
+    """(6,) float32: the board-only features, in ``FEATURES`` order from row transitions on."""
     height = board.shape[0]
     filled = board > 0
     rows = jnp.arange(height)[:, None]
@@ -166,11 +167,15 @@ def make_policy(name: str, legacy_actions: bool = False) -> Policy:
     """
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICIES)}")
+    # Imported here: moe builds on this module's features, so a top-level import would cycle.
+    from dicode.domains.tetris import moe
 
     def candidate_values(board: jnp.ndarray, piece: jnp.ndarray) -> jnp.ndarray:
         candidates = afterstates(board, piece)
         if name in ("random", "first_legal"):
             value = jnp.where(candidates.legal, 0.0, -jnp.inf)
+        elif name == "moe":
+            value = moe.scores(candidates, board)
         else:
             value = scores(candidates, jnp.asarray(WEIGHTS[name]))
         if legacy_actions:
