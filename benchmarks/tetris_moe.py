@@ -1,13 +1,14 @@
-"""The field report's rule-based mixture-of-experts ranker, on both action encodings.
+"""The field report's table of policies, completed: its MoE ranker and baselines, both encodings.
 
     PYTHONPATH=$PWD python benchmarks/tetris_moe.py
 
-Plays ``moe`` (``dicode.domains.tetris.moe``) and the BCTS planner (the anchor) on the target
-protocol (evaluation seed 0, 20 games, 1,000-piece cap, uniform pieces), once with the legacy
-40-action encoding and once with all 162 placements. Prints a side-by-side table with the field
-report's figures (MoE 12.4 lines on 40 actions; its heuristic planner 370 lines with all
-placements and 7.9 without the negative-x ones) and writes ``docs/figures/tetris_moe.json``
-(per row: method, encoding, figures, cost, config; provenance).
+Plays ``moe`` (``dicode.domains.tetris.moe``), the BCTS planner (the anchor) and the two
+planner-free baselines (``random``; ``first_legal``, what the LLM player falls back to) on the
+target protocol (evaluation seed 0, 20 games, 1,000-piece cap, uniform pieces), once with the
+legacy 40-action encoding and once with all 162 placements. Prints a side-by-side table with the
+field report's figures (MoE 12.4 lines on 40 actions; its heuristic planner 370 lines with all
+placements and 7.9 without the negative-x ones; random play 0 lines on 40 actions) and writes
+``docs/figures/tetris_moe.json`` (per row: method, encoding, figures, cost, config; provenance).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from dicode.domains.tetris.evaluate import CAPS, DEFAULT_GAMES, DEFAULT_SEED, evaluate
 from dicode.provenance import write_figures
 
-METHODS = ("moe", "bcts")
+METHODS = ("moe", "bcts", "random", "first_legal")
 ENCODINGS = {"legacy_40": True, "placements_162": False}  # name -> legacy_actions
 #: The field report's figures (seed 000), lines per game; None where it reported none.
 REPORTED: dict[tuple[str, str], float | None] = {
@@ -27,6 +28,10 @@ REPORTED: dict[tuple[str, str], float | None] = {
     ("moe", "placements_162"): None,
     ("bcts", "legacy_40"): 7.9,  # its "heuristic planner", not necessarily BCTS
     ("bcts", "placements_162"): 370.0,
+    ("random", "legacy_40"): 0.0,  # 25 pieces a game
+    ("random", "placements_162"): None,
+    ("first_legal", "legacy_40"): None,
+    ("first_legal", "placements_162"): None,
 }
 
 
