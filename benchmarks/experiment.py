@@ -211,7 +211,10 @@ def run_experiment(
     spawn = multiprocessing.get_context("spawn")  # JAX state must not be forked
     with _thread_settings(), ProcessPoolExecutor(jobs, spawn) as pool:
         futures = {
-            pool.submit(_run, experiment.variants[name], steps, seed, out / experiment.name): name
+            # One folder per variant: variants of one method would share <method>_s<seed>/.
+            pool.submit(
+                _run, experiment.variants[name], steps, seed, out / experiment.name / name
+            ): name
             for name, seed in tasks
         }
         for finished, future in enumerate(as_completed(futures), start=1):

@@ -55,6 +55,8 @@ def test_figures_do_not_depend_on_jobs_or_task_order(tmp_path: Path) -> None:
     dicode = next(run for run in one["runs"] if run["variant"] == "dicode")
     assert dicode["teacher"]["attempts"] == 2 and dicode["provenance"]["commit"]
     assert dicode["provenance"]["threads"]["XLA_FLAGS"]  # the workers' pinned threads
+    # Each variant has its own folder (two variants of one method must not share one).
+    assert Path(dicode["run_dir"]).parent.name == "dicode"
     # The headline's curve: from the start to the budget, ending on the run's figure.
     assert dicode["curve"][0][0] == 0 and dicode["curve"][-1][0] >= STEPS
     assert dicode["curve"][-1][1] == dicode["figures"]["mean_lines"]
