@@ -147,6 +147,14 @@ _CRAFTAX_ARMS["target"] = Variant(
     replace(_CRAFTAX, student=replace(_CRAFTAX.student, ppo=_CRAFTAX_TARGET_PPO)),
     "target-only PPO-RNN (64 envs on the target game)",
 )
+_CRAFTAX_ARMS["target_gtrxl"] = Variant(
+    "target",
+    replace(
+        _CRAFTAX,
+        student=replace(_CRAFTAX.student, ppo=replace(_CRAFTAX_TARGET_PPO, student="gtrxl")),
+    ),
+    "target-only PPO-GTrXL (DiCode's student, narrowed for the CPU; 64 envs on the target game)",
+)
 
 # --- maze --------------------------------------------------------------------------------------
 MAZE_STEPS = 2_000_000

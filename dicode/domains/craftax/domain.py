@@ -2,13 +2,14 @@
 
 Levels edit worlds made by Craftax's own generator (blocks, mobs, floor, inventory, stats) and
 set bounded rule multipliers and a goal (a subset of the 67 achievements); the student is
-PPO-RNN over the pool engine; the target is the real Craftax-Symbolic game, scored in % of the
-maximum return (docs/craftax.md).
+PPO-RNN or PPO-GTrXL (profile ``smoke_gtrxl``) over the pool engine; the target is the real
+Craftax-Symbolic game, scored in % of the maximum return (docs/craftax.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
@@ -62,6 +63,15 @@ _PROFILES = {
         archive=ArchiveConfig(active_capacity=20),
     ),
 }
+# The same smoke run with DiCode's student, PPO-GTrXL (narrow: 32 wide, 2 heads, 16-step memory).
+_SMOKE_GTRXL_PPO = replace(
+    _SMOKE_PPO, student="gtrxl", gtrxl_embed=32, gtrxl_heads=2, gtrxl_memory=16
+)
+_PROFILES["smoke_gtrxl"] = replace(
+    _PROFILES["smoke"],
+    profile="smoke_gtrxl",
+    student=replace(_PROFILES["smoke"].student, ppo=_SMOKE_GTRXL_PPO),
+)
 
 
 class CraftaxDomain:

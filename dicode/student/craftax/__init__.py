@@ -1,1 +1,2 @@
-"""The Craftax student: PPO with GRU memory over the pool engine, and the paper's evaluation."""
+"""The Craftax student: PPO with a GRU (PPO-RNN) or a gated Transformer-XL (PPO-GTrXL) over
+the pool engine, and the paper's evaluation."""

@@ -1,4 +1,5 @@
-"""`dicode craftax ...`: train the Craftax PPO-RNN student (target only) and evaluate it."""
+"""`dicode craftax ...`: train the Craftax student (PPO-RNN or PPO-GTrXL, target only) and
+evaluate it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dicode.student.craftax.config import (
     EVAL_ENVS,
     EVAL_MAX_STEPS,
     EVAL_SEED,
+    STUDENTS,
     CraftaxPPOConfig,
 )
 
@@ -27,19 +29,31 @@ if TYPE_CHECKING:
 # The training and evaluation modules import Craftax (~20 s); commands import them when run,
 # so `dicode --help` and the other sub-apps stay fast.
 
-app = typer.Typer(no_args_is_help=True, help="The Craftax world: PPO-RNN student, evaluation.")
+app = typer.Typer(
+    no_args_is_help=True, help="The Craftax world: PPO-RNN / PPO-GTrXL student, evaluation."
+)
 console = Console()
 
 CONFIG_FILE, CHECKPOINT_FILE = "config.json", "checkpoint.msgpack"
 
 
-def config_for(steps: int, seed: int, overrides: list[str] | None) -> CraftaxPPOConfig:
-    """Defaults + ``KEY=JSON`` overrides; unless overridden, the lr schedule spans ``steps``."""
+def config_for(
+    steps: int, seed: int, overrides: list[str] | None, student: str | None = None
+) -> CraftaxPPOConfig:
+    """Defaults + ``KEY=JSON`` overrides (+ ``student`` if given); unless overridden, the lr
+    schedule spans ``steps``."""
     try:
         values = parse_overrides(CraftaxPPOConfig, overrides)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--set") from None
-    config = CraftaxPPOConfig(seed=seed, **values)
+    if student is not None:
+        if values.get("student", student) != student:
+            raise typer.BadParameter("disagrees with --set student=...", param_hint="--student")
+        values["student"] = student
+    try:
+        config = CraftaxPPOConfig(seed=seed, **values)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--set/--student") from None
     if "num_iterations" not in values:
         config = replace(config, num_iterations=max(1, math.ceil(steps / config.batch_size)))
     return config
@@ -60,13 +74,17 @@ def train_command(
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="config override KEY=JSON, repeatable")
     ] = None,
+    student: Annotated[
+        str | None,
+        typer.Option(help=f"the memory: {' or '.join(STUDENTS)} (default: the config's, rnn)"),
+    ] = None,
     resume: Annotated[bool, typer.Option(help="continue from OUT/checkpoint.msgpack")] = False,
 ) -> None:
-    """Target-only PPO-RNN on Craftax-Symbolic; evaluation on the real game."""
+    """Target-only PPO-RNN (or PPO-GTrXL) on Craftax-Symbolic; evaluation on the real game."""
     from dicode.student.craftax.trainer import CraftaxSlotTrainer
     from dicode.student.loop import StudentLoop, train, write_curve
 
-    config = config_for(steps, seed, set_)
+    config = config_for(steps, seed, set_, student)
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG_FILE).write_text(json.dumps(config.to_dict(), indent=2))
     loop = StudentLoop(CraftaxSlotTrainer(config, eval_envs, eval_max_steps))

@@ -26,7 +26,7 @@ from craftax.craftax.envs.craftax_symbolic_env import CraftaxSymbolicEnvNoAutoRe
 from dicode.domains.craftax.catalog import ACHIEVEMENT_NAMES, MAX_RETURN, NUM_ACHIEVEMENTS
 from dicode.domains.craftax.state_codec import craftax_reset_state
 from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, EVAL_SEED
-from dicode.student.craftax.networks import ActorCriticGRU, apply_policy
+from dicode.student.craftax.networks import ActorCritic, apply_policy
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class CraftaxEvaluator:
 
     def __init__(
         self,
-        network: ActorCriticGRU,
+        network: ActorCritic,
         num_envs: int = EVAL_ENVS,
         max_steps: int = EVAL_MAX_STEPS,
         seed: int = EVAL_SEED,

@@ -1,8 +1,12 @@
-"""PPO-RNN over Craftax level slots: one jitted rollout-and-update (PureJaxRL layout).
+"""PPO-RNN / PPO-GTrXL over Craftax level slots: one jitted rollout-and-update (PureJaxRL
+layout).
 
 Papers: PPO (Schulman et al. 2017, arXiv:1707.06347), GAE (Schulman et al. 2016,
 arXiv:1506.02438), PureJaxRL (Lu et al. 2022), the Craftax paper's PPO-RNN baseline (Matthews
-et al. 2024). Environment: ``dicode.domains.craftax.engine`` — S slots x E envs, resets from
+et al. 2024), GTrXL (Parisotto et al. 2020, arXiv:1910.06764). The memory — a GRU state or the
+GTrXL's window of past step embeddings — is whatever ``networks.make_network`` gives; the rollout
+carries it step by step, the update replays whole sequences from the rollout's first memory.
+Environment: ``dicode.domains.craftax.engine`` — S slots x E envs, resets from
 each slot's pool, rule multipliers, goals, and the completion bonus ``max(20, 2 * R_prev)``
 with ``R_prev`` an argument (data) of every iteration.
 
@@ -24,7 +28,7 @@ from flax.training.train_state import TrainState
 
 from dicode.domains.craftax import engine
 from dicode.student.craftax.config import CraftaxPPOConfig
-from dicode.student.craftax.networks import ActorCriticGRU, apply_policy
+from dicode.student.craftax.networks import apply_policy, make_network
 from dicode.student.gae import gae
 from dicode.student.recurrent import sequence_update
 from dicode.student.tally import SlotStats, env_slots, slot_stats
@@ -37,8 +41,8 @@ class RunnerState:
     train: TrainState
     env: engine.EngineState  # N envs, each bound to a slot
     obs: jnp.ndarray  # (N, OBS_SIZE) current observations
-    starts: jnp.ndarray  # (N,) bool: the current observation begins an episode (GRU reset)
-    hidden: jnp.ndarray  # (N, H) GRU state
+    starts: jnp.ndarray  # (N,) bool: the current observation begins an episode (memory reset)
+    hidden: Any  # the memory: (N, H) GRU state, or a GTrXL ``Memory`` (leading axis N)
     rng: jnp.ndarray
     episode_return: jnp.ndarray  # (N,) Craftax reward so far in the running episode (no bonus)
     episode_length: jnp.ndarray  # (N,) steps so far in the running episode
@@ -47,7 +51,7 @@ class RunnerState:
 
 class _Step(flax.struct.PyTreeNode):
     obs: jnp.ndarray
-    start: jnp.ndarray  # the GRU resets before reading this observation
+    start: jnp.ndarray  # the memory resets before reading this observation
     action: jnp.ndarray
     log_prob: jnp.ndarray
     value: jnp.ndarray
@@ -57,19 +61,19 @@ class _Step(flax.struct.PyTreeNode):
 
 @dataclass
 class Trainer:
-    """A compiled PPO-RNN student for one configuration.
+    """A compiled PPO-RNN or PPO-GTrXL student for one configuration.
 
     ``init(seed, slots)`` builds the first :class:`RunnerState`; ``iterate(runner, slots,
     slot_reset, r_prev)`` runs ``num_steps`` steps in every env and the PPO update and returns
     ``(runner, SlotStats, metrics)``; ``restart(runner, slots)`` starts every env afresh with a
-    zero GRU state (used after loading a checkpoint).
+    fresh memory (used after loading a checkpoint).
     """
 
     config: CraftaxPPOConfig
     trace_count: int = 0
 
     def __post_init__(self) -> None:
-        self.network = ActorCriticGRU(engine.NUM_ACTIONS, self.config.layer_size)
+        self.network = make_network(self.config, engine.NUM_ACTIONS)
         self.iterate = jax.jit(self._iterate)
         self._reset = jax.jit(engine.reset)
 
@@ -99,7 +103,7 @@ class Trainer:
         return replace(train, step=jnp.zeros((), jnp.int32))
 
     def restart(self, runner: RunnerState, slots: engine.LevelSlots) -> RunnerState:
-        """Every env starts a new episode on its slot; GRU states and episode sums are zeroed."""
+        """Every env starts a new episode on its slot; memories and episode sums are zeroed."""
         rng, fields = self._start_envs(runner.rng, slots)
         return jax.device_put(replace(runner, rng=rng, **fields), jax.devices()[0])
 
@@ -131,7 +135,8 @@ class Trainer:
         c = self.config
         slot_of_env = runner.env.env_slot
 
-        # Envs whose slot received a new level start over on it, with a fresh GRU state.
+        # Envs whose slot received a new level start over on it: their first observation starts
+        # an episode, so the memory resets (GRU zeroed, GTrXL's past hidden) as after a done.
         rng, k_reset = jax.random.split(runner.rng)
         renew = slot_reset[slot_of_env]
         obs, env_state = engine.restart(k_reset, runner.env, renew, slots)
@@ -195,18 +200,22 @@ class Trainer:
     def _update(
         self,
         train: TrainState,
-        first_hidden: jnp.ndarray,
+        first_hidden: Any,
         traj: _Step,
         advantages: jnp.ndarray,
         targets: jnp.ndarray,
         rng: jnp.ndarray,
     ) -> tuple[TrainState, jnp.ndarray, dict[str, jnp.ndarray]]:
-        """PPO epochs over whole env sequences (``dicode.student.recurrent``)."""
+        """PPO epochs over whole env sequences (``dicode.student.recurrent``).
 
-        def replay(params: Any, hidden: jnp.ndarray, step: Any) -> tuple[jnp.ndarray, jnp.ndarray]:
+        ``sequence_update`` splits one array along the envs into minibatches; the memory may be
+        a pytree (GTrXL), so it splits the env indices and each replay gathers its envs' memory.
+        """
+
+        def replay(params: Any, envs: jnp.ndarray, step: Any) -> tuple[jnp.ndarray, jnp.ndarray]:
+            hidden = jax.tree_util.tree_map(lambda x: x[envs], first_hidden)
             _, logits, value = apply_policy(self.network, params, hidden, step.obs, step.start)
             return logits, value
 
-        return sequence_update(
-            train, first_hidden, traj, advantages, targets, rng, self.config, replay
-        )
+        envs = jnp.arange(self.config.num_envs)
+        return sequence_update(train, envs, traj, advantages, targets, rng, self.config, replay)

@@ -1,12 +1,13 @@
-"""The Craftax student as a :class:`~dicode.student.loop.SlotTrainer`: PPO-RNN over the pool
-engine's S slots, the paper's evaluation on the real game, checkpoints of the learning state.
+"""The Craftax student as a :class:`~dicode.student.loop.SlotTrainer`: PPO-RNN or PPO-GTrXL
+over the pool engine's S slots, the paper's evaluation on the real game, checkpoints of the
+learning state.
 
 Placing a level writes its bundle into one slot of the engine's arrays (jitted, same shapes:
 nothing recompiles). Before each iteration ``target_refresh`` new Craftax worlds enter the
 pools of the slots that play the target game, so the target stays close to Craftax's
 fresh-world-per-episode game. A checkpoint keeps parameters, optimiser state, RNG key,
 iteration and the target pool's world counter, not the environments: a resumed student
-restarts every env (and GRU state) on the target game.
+restarts every env (and its memory) on the target game.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ class CraftaxSlotTrainer(LayoutTrainer):
 
     def load(self, path: Path) -> dict[str, Any]:
         """Learning state from ``path``; every slot back on the target game, the target pool
-        rebuilt, every env and GRU state restarted."""
+        rebuilt, every env and its memory restarted."""
         r = self.runner
         template = LearningState(train=r.train, rng=r.rng, iteration=r.iteration)
         state, extra = load_checkpoint(path, template)
