@@ -58,7 +58,7 @@ def section(document: dict[str, Any]) -> str:
         )
         note = document["variants"].get(name, {}).get("note", "")
         lines.append(
-            f"| {name} | {note} | {stats['n']} | {stats['mean']:.3g} ± {stats['std']:.2g} | "
+            f"| {name} | {note} | {stats['n']} | {stats['mean']:.3g} ± {stats['std']:.3g} | "
             f"{per_seed} | {delta} | {cpu:.1f} | {teacher} |"
         )
     lines += ["", *_skill_table(runs), "", *_equal_target_steps(document), _origin(runs)]
