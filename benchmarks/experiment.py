@@ -273,9 +273,10 @@ def _headline(experiment: Experiment) -> str:
 def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
     if path.is_file() and not fresh:
         document: dict[str, Any] = json.loads(path.read_text())
+        headline = _headline(experiment)
         for run in document["runs"]:
             if "curve" not in run:
-                run["curve"] = curve_from_run_dir(Path(run["run_dir"]), _headline(experiment))
+                run["curve"] = curve_from_run_dir(Path(run["run_dir"]), headline)
         return document
     return {
         "experiment": experiment.name,

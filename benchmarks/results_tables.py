@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from dicode.provenance import FIGURES, ROOT
+from dicode.student.curriculum import CurriculumConfig, num_target_slots
 
 RESULTS = ROOT / "docs" / "results.md"
 ORDER = ("tetris_target", "tetris_curriculum", "craftax_1m", "maze_curriculum")
@@ -72,7 +73,7 @@ def target_share(run: dict[str, Any]) -> float:
         return 1.0
     slots = int(run["config"]["student"]["ppo"]["num_slots"])
     fraction = float(run["config"]["student"]["curriculum"]["target_fraction"])
-    return min(slots, max(1, round(fraction * slots))) / slots
+    return num_target_slots(slots, CurriculumConfig(target_fraction=fraction)) / slots
 
 
 def _equal_target_steps(document: dict[str, Any]) -> list[str]:

@@ -8,13 +8,13 @@ jitted function and hands back plain arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from dicode.domains.tetris.heuristics import WEIGHTS, board_features, make_policy, scores
+from dicode.domains.tetris.heuristics import WEIGHTS, Policy, board_features, make_policy, scores
 from dicode.domains.tetris.placements import afterstates
 
 BCTS = jnp.asarray(WEIGHTS["bcts"])
@@ -26,13 +26,23 @@ def _table(board: jnp.ndarray, piece: jnp.ndarray) -> tuple[jnp.ndarray, ...]:
     return after.boards, after.lines, after.legal, scores(after, BCTS)
 
 
-_BCTS_POLICY = jax.jit(make_policy("bcts"))
-_UNUSED_KEY = jax.random.key(0)  # the BCTS planner is deterministic; its key is ignored
+_UNUSED_KEY = jax.random.key(0)  # the policies played here are deterministic; keys are ignored
+
+
+@cache
+def _jitted_policy(name: str) -> Policy:
+    return jax.jit(make_policy(name))
+
+
+def policy_action(name: str, board: np.ndarray, piece: int) -> int:
+    """The action of a deterministic ``heuristics`` policy, with its tie-break (exactly what
+    ``--policy <name>`` plays); one compiled policy per name."""
+    return int(_jitted_policy(name)(_UNUSED_KEY, jnp.asarray(board), jnp.int32(piece)))
 
 
 def bcts_action(board: np.ndarray, piece: int) -> int:
     """The BCTS planner's action, with its tie-break (exactly what ``--policy bcts`` plays)."""
-    return int(_BCTS_POLICY(_UNUSED_KEY, jnp.asarray(board), jnp.int32(piece)))
+    return policy_action("bcts", board, piece)
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,8 @@ import numpy as np
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import protocol_report
-from dicode.domains.tetris.heuristics import make_policy
 from dicode.judges.benchmark import outcome_of
-from dicode.judges.candidates import Candidates, bcts_action, enumerate_candidates
+from dicode.judges.candidates import Candidates, bcts_action, enumerate_candidates, policy_action
 from dicode.judges.prompts import ChoiceAnswer, choice_messages, choice_schema
 from dicode.llm.client import ChatResult, LLMClient
 from dicode.llm.structured import StructuredOutput as Structured
@@ -47,13 +46,9 @@ Fallback = Literal["first_legal", "bcts"]
 #: The rules an unusable answer can fall back to; the first is the default.
 FALLBACK_RULES: tuple[Fallback, ...] = ("first_legal", "bcts")
 
-_FIRST_LEGAL_POLICY = jax.jit(make_policy("first_legal"))
-_UNUSED_KEY = jax.random.key(0)  # first_legal is deterministic; its key is ignored
-
-
 def first_legal_action(board: np.ndarray, piece: int) -> int:
     """The first legal placement in action order (exactly what ``--policy first_legal`` plays)."""
-    return int(_FIRST_LEGAL_POLICY(_UNUSED_KEY, jnp.asarray(board), jnp.int32(piece)))
+    return policy_action("first_legal", board, piece)
 
 
 def fallback_rule(name: str) -> Fallback:
