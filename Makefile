@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install lock sandbox clean
+.PHONY: run test lint install lock sandbox browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,10 +30,15 @@ lock: | $(BIN)/python
 	{ head -n 2 requirements.lock; $(BIN)/python -m pip freeze --exclude-editable; } > requirements.lock.new
 	mv requirements.lock.new requirements.lock
 
+# The archive browser's tests drive headless Chromium: install chromium + chromedriver (as root
+# on Debian) or say how.
+browser:
+	@sh deploy/ensure-chromium.sh
+
 run: $(STAMP) sandbox
 	$(BIN)/dicode run --profile quick
 
-test: $(STAMP) sandbox
+test: $(STAMP) sandbox browser
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -13,3 +13,8 @@ class NotFoundError(ArchiveError, LookupError):
 
 class InvalidRecordError(ArchiveError, ValueError):
     """A record handed to the archive is inconsistent (the message says how)."""
+
+
+class ParentFullError(ArchiveError):
+    """A child drawn under the strict parent rule found its parent full: concurrent attempts
+    (other generators, or attempts in flight) gave it its last allowed children first."""

@@ -88,8 +88,16 @@ def record_result(
     domain: str,
     parent_id: int | None = None,
     created_iteration: int | None = None,
+    *,
+    child_limit: int | None = None,
 ) -> RecordedAttempt:
-    """Store one teacher attempt (and its level when accepted) in the archive."""
+    """Store one teacher attempt (and its level when accepted) in the archive.
+
+    ``child_limit``: the parent was drawn under the strict rule, so the level is refused
+    (`ParentFullError`) when the parent has that many children by now; the level's meta says
+    ``parent_rule: strict``.
+    """
+    strict = {} if child_limit is None else {"parent_rule": "strict"}
     attempt, level = attempt_rows(
         domain=domain,
         teacher=result.teacher,
@@ -104,10 +112,11 @@ def record_result(
         name=result.title,
         reasoning=result.reasoning,
         skill=result.skill,
-        meta={"instruction": str(result.instruction), "repair_rounds": result.repair_rounds},
+        meta={"instruction": str(result.instruction), "repair_rounds": result.repair_rounds}
+        | strict,
         created_iteration=created_iteration,
     )
-    return repository.record_attempt(run_id, attempt, level)
+    return repository.record_attempt(run_id, attempt, level, child_limit=child_limit)
 
 
 def record_verdict(

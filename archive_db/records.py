@@ -205,6 +205,7 @@ class AttemptFilter:
     failing_stage: str | None = None
     teacher: str | None = None
     parent_id: int | None = None
+    level_id: int | None = None  # the attempts that made (or found again) this level
 
 
 @dataclass(frozen=True)
@@ -221,3 +222,63 @@ class Subgraph:
 
     levels: tuple[LevelNode, ...]
     edges: tuple[Edge, ...]
+
+
+# ---------------------------------------------------------------------- a run over time
+@dataclass(frozen=True)
+class ProgressPoint:
+    """A student session: when it ended, its last iteration and the env steps so far."""
+
+    time: datetime
+    iteration: int
+    env_steps: int | None
+
+
+@dataclass(frozen=True)
+class StatusPoint:
+    """How many of the run's levels held each status letter at ``time``."""
+
+    time: datetime
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class StageCount:
+    """Attempts that ended at ``stage`` (``accepted`` or the stage that rejected them)."""
+
+    stage: str
+    verdict: str
+    attempts: int
+
+
+@dataclass(frozen=True)
+class LatencyBucket:
+    """Consecutive attempts (by id) summarised: the teacher's time per attempt."""
+
+    first_attempt: int
+    time: datetime
+    attempts: int
+    mean_s: float | None
+    max_s: float | None
+
+
+@dataclass(frozen=True)
+class LearnabilityPoint:
+    """Mean p(1−p) of the levels evaluated at student iterations ``iteration``…``last``."""
+
+    iteration: int
+    last_iteration: int
+    evaluations: int
+    mean: float
+
+
+@dataclass(frozen=True)
+class RunTimeline:
+    """What a run's dashboard draws, each series bounded to a few hundred points."""
+
+    progress: tuple[ProgressPoint, ...]
+    status: tuple[StatusPoint, ...]
+    stages: tuple[StageCount, ...]
+    latency: tuple[LatencyBucket, ...]
+    learnability: tuple[LearnabilityPoint, ...]
+    active_scores: tuple[float, ...]

@@ -24,6 +24,7 @@ from archive_db.aggregates.levels import Levels
 from archive_db.aggregates.lineage import Lineage
 from archive_db.aggregates.runs import Runs
 from archive_db.aggregates.stats import Statistics
+from archive_db.aggregates.timeline import Timelines
 from archive_db.engine import create_archive_engine
 from archive_db.migrate import upgrade_engine
 from archive_db.records import (
@@ -42,6 +43,7 @@ from archive_db.records import (
     Page,
     RecordedAttempt,
     RunInfo,
+    RunTimeline,
     Subgraph,
 )
 from archive_db.sessions import Sessions
@@ -68,6 +70,7 @@ class ArchiveRepository:
         self.events = Events(self.sessions)
         self.feed = ChangeFeed(self.sessions)
         self.statistics = Statistics(self.sessions)
+        self.timelines = Timelines(self.sessions)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> ArchiveRepository:
@@ -182,6 +185,9 @@ class ArchiveRepository:
         """Ancestors and descendants up to ``depth`` generations, and the edges among them."""
         return self.lineage.neighbourhood(level_id, depth)
 
+    def edge_instructions(self, run_id: int) -> dict[int, str]:
+        return self.lineage.instructions(run_id)
+
     def load_graph_snapshot(self, run_id: int) -> GraphChanges:
         """Every level and edge of a run, with the cursor for `changes_since`."""
         return self.feed.snapshot(run_id)
@@ -192,10 +198,23 @@ class ArchiveRepository:
 
     # ------------------------------------------------------------------ attempts
     def record_attempt(
-        self, run_id: int, attempt: NewAttempt, level: NewLevel | None = None
+        self,
+        run_id: int,
+        attempt: NewAttempt,
+        level: NewLevel | None = None,
+        *,
+        child_limit: int | None = None,
     ) -> RecordedAttempt:
-        """Store a generation attempt; an accepted one inserts its level in the same transaction."""
-        return self.attempts.record(run_id, attempt, level)
+        """Store a generation attempt; an accepted one inserts its level in the same transaction.
+        ``child_limit``: refuse a new level whose parent has that many children already
+        (`ParentFullError`; the strict parent rule under concurrent generators)."""
+        return self.attempts.record(run_id, attempt, level, child_limit=child_limit)
+
+    def record_attempt_once(
+        self, run_id: int, attempt: NewAttempt, level: NewLevel | None = None
+    ) -> RecordedAttempt | None:
+        """`record_attempt` unless the run has an attempt of the same teacher and code (None)."""
+        return self.attempts.record_once(run_id, attempt, level)
 
     def get_attempt(self, attempt_id: int) -> AttemptInfo:
         return self.attempts.get(attempt_id)
@@ -225,12 +244,17 @@ class ArchiveRepository:
         failing_stage: str | None = None,
         teacher: str | None = None,
         parent_id: int | None = None,
+        level_id: int | None = None,
         limit: int,
         offset: int = 0,
     ) -> Page[AttemptInfo]:
         """One page of `list_attempts` with the number of matching attempts."""
         where = AttemptFilter(
-            verdict=verdict, failing_stage=failing_stage, teacher=teacher, parent_id=parent_id
+            verdict=verdict,
+            failing_stage=failing_stage,
+            teacher=teacher,
+            parent_id=parent_id,
+            level_id=level_id,
         )
         return self.attempts.page(run_id, where, limit=limit, offset=offset)
 
@@ -305,3 +329,7 @@ class ArchiveRepository:
     def stats(self, run_id: int | None = None) -> ArchiveStats:
         """Counts for one run, or for the whole archive when ``run_id`` is None."""
         return self.statistics.counts(run_id)
+
+    def run_timeline(self, run_id: int) -> RunTimeline:
+        """A run's dashboard series (progress, letters, stages, latency, learnability)."""
+        return self.timelines.of_run(run_id)

@@ -3,7 +3,8 @@ the failing stage and error), listed with filters and pages in SQL."""
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.orm import Session
 
 from archive_db.aggregates.levels import Levels
 from archive_db.aggregates.listing import page_of, rows_of
@@ -28,26 +29,66 @@ class Attempts:
         self._levels = levels
 
     def record(
-        self, run_id: int, attempt: NewAttempt, level: NewLevel | None = None
+        self,
+        run_id: int,
+        attempt: NewAttempt,
+        level: NewLevel | None = None,
+        *,
+        child_limit: int | None = None,
     ) -> RecordedAttempt:
-        """Store an attempt; an accepted one inserts its level in the same transaction."""
+        """Store an attempt; an accepted one inserts its level in the same transaction (see
+        `Levels.insert_in` for ``child_limit``)."""
         _check(attempt, level)
         with self._sessions.writing() as session:
             if session.get(Run, run_id) is None:
                 raise NotFoundError(f"no run {run_id} in the archive")
-            inserted = None if level is None else self._levels.insert_in(session, run_id, level)
-            values = values_of(attempt) | {
-                "prompts": list(attempt.prompts),
-                "responses": list(attempt.responses),
-                # Error texts are data: stored bounded, like everywhere they are shown.
-                "error": None if attempt.error is None else bounded_text(attempt.error),
-            }
-            row = GenerationAttempt(
-                run_id=run_id, level_id=None if inserted is None else inserted.id, **values
-            )
-            session.add(row)
-            session.flush()
-            return RecordedAttempt(attempt_id=row.id, level=inserted)
+            return self._add(session, run_id, attempt, level, child_limit)
+
+    def record_once(
+        self, run_id: int, attempt: NewAttempt, level: NewLevel | None = None
+    ) -> RecordedAttempt | None:
+        """`record`, unless the run holds an attempt of the same teacher and code already
+        (then None): several generators starting together seed a run once."""
+        _check(attempt, level)
+        with self._sessions.writing() as session:
+            # The run row locked: concurrent seeders check and insert one after another.
+            run = session.scalars(select(Run).where(Run.id == run_id).with_for_update()).first()
+            if run is None:
+                raise NotFoundError(f"no run {run_id} in the archive")
+            done = session.scalars(
+                select(GenerationAttempt.id).where(
+                    GenerationAttempt.run_id == run_id,
+                    GenerationAttempt.teacher == attempt.teacher,
+                    GenerationAttempt.code == attempt.code,
+                )
+            ).first()
+            return None if done is not None else self._add(session, run_id, attempt, level, None)
+
+    def _add(
+        self,
+        session: Session,
+        run_id: int,
+        attempt: NewAttempt,
+        level: NewLevel | None,
+        child_limit: int | None,
+    ) -> RecordedAttempt:
+        inserted = (
+            None
+            if level is None
+            else self._levels.insert_in(session, run_id, level, child_limit=child_limit)
+        )
+        values = values_of(attempt) | {
+            "prompts": list(attempt.prompts),
+            "responses": list(attempt.responses),
+            # Error texts are data: stored bounded, like everywhere they are shown.
+            "error": None if attempt.error is None else bounded_text(attempt.error),
+        }
+        row = GenerationAttempt(
+            run_id=run_id, level_id=None if inserted is None else inserted.id, **values
+        )
+        session.add(row)
+        session.flush()
+        return RecordedAttempt(attempt_id=row.id, level=inserted)
 
     def get(self, attempt_id: int) -> AttemptInfo:
         with self._sessions.reading() as session:
@@ -96,4 +137,6 @@ def _conditions(run_id: int, where: AttemptFilter) -> list[ColumnElement[bool]]:
             conditions.append(column == value)
     if where.parent_id is not None:
         conditions.append(GenerationAttempt.parent_id == where.parent_id)
+    if where.level_id is not None:
+        conditions.append(GenerationAttempt.level_id == where.level_id)
     return conditions

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session
 
 from archive_db.aggregates.feed import levels_changed, log_changes
 from archive_db.aggregates.lineage import write_edges
 from archive_db.aggregates.listing import page_of, rows_of
 from archive_db.convert import columns_of, record_from, values_of
-from archive_db.errors import InvalidRecordError, NotFoundError
-from archive_db.models import STATUS_LETTERS, Level, Run
+from archive_db.errors import InvalidRecordError, NotFoundError, ParentFullError
+from archive_db.models import STATUS_LETTERS, Level, LineageEdge, Run
 from archive_db.records import InsertedLevel, LevelFilter, LevelInfo, NewLevel, Page
 from archive_db.sessions import Sessions, require
 
@@ -35,17 +35,29 @@ class Levels:
         with self._sessions.writing() as session:
             return self.insert_in(session, run_id, level)
 
-    def insert_in(self, session: Session, run_id: int, level: NewLevel) -> InsertedLevel:
-        """`insert` inside the caller's transaction (an accepted attempt and its level)."""
+    def insert_in(
+        self, session: Session, run_id: int, level: NewLevel, *, child_limit: int | None = None
+    ) -> InsertedLevel:
+        """`insert` inside the caller's transaction (an accepted attempt and its level).
+
+        With ``child_limit`` (a child drawn under the strict parent rule) a new level whose
+        parent already has that many children is refused with `ParentFullError`.
+        """
         if session.get(Run, run_id) is None:
             raise NotFoundError(f"no run {run_id} in the archive")
         if not level.content_hash:
             raise InvalidRecordError("a level needs a non-empty content_hash")
         parents = tuple(dict.fromkeys(level.parent_ids))
         if parents:
+            # Parent rows locked (PostgreSQL; SQLite's write transactions are serial already)
+            # in id order, before the insert: concurrent children of one parent queue here, so
+            # each counts the children committed before it, and no two wait on each other.
             found = set(
                 session.scalars(
-                    select(Level.id).where(Level.id.in_(parents), Level.run_id == run_id)
+                    select(Level.id)
+                    .where(Level.id.in_(parents), Level.run_id == run_id)
+                    .order_by(Level.id)
+                    .with_for_update()
                 )
             )
             missing = [p for p in parents if p not in found]
@@ -65,6 +77,8 @@ class Levels:
                 )
             ).one()
             return InsertedLevel(id=existing, created=False)
+        if child_limit is not None:
+            _check_room(session, parents, child_limit)
         write_edges(session, run_id, new_id, parents)
         log_changes(
             session, run_id, [*levels_changed([new_id]), *(("edge", new_id, p) for p in parents)]
@@ -147,6 +161,20 @@ class Levels:
             return page_of(
                 session, LevelInfo, Level, _conditions(run_id, where), limit=limit, offset=offset
             )
+
+
+def _check_room(session: Session, parents: Sequence[int], limit: int) -> None:
+    """`ParentFullError` when a parent has ``limit`` children already (the caller rolls back)."""
+    counts = session.execute(
+        select(LineageEdge.parent_id, func.count())
+        .where(LineageEdge.parent_id.in_(parents))
+        .group_by(LineageEdge.parent_id)
+    )
+    full = {parent: n for parent, n in counts if n >= limit}
+    if full:
+        raise ParentFullError(
+            f"parent levels {full} (id: children) have {limit} or more children already"
+        )
 
 
 def _conditions(run_id: int, where: LevelFilter) -> list[ColumnElement[bool]]:

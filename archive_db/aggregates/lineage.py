@@ -71,6 +71,16 @@ class Lineage:
         with self._sessions.reading() as session:
             return list(session.scalars(select(wanted).where(given == level_id).order_by(wanted)))
 
+    def instructions(self, run_id: int) -> dict[int, str]:
+        """The instruction (harder, easier, vary, skill) each generated level of the run was
+        written under, by level id: the label of the edges into it."""
+        instruction = Level.meta["instruction"].as_string()
+        query = select(Level.id, instruction).where(
+            Level.run_id == run_id, instruction.is_not(None)
+        )
+        with self._sessions.reading() as session:
+            return {level: text for level, text in session.execute(query)}
+
     def neighbourhood(self, level_id: int, depth: int) -> Subgraph:
         """Ancestors and descendants of a level up to ``depth`` generations away (and the level),
         with every edge among them; walked in SQL, so only the neighbourhood is read."""

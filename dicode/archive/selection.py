@@ -57,6 +57,14 @@ def select_parents(
     return columns.ids[rows[chosen]]
 
 
+def strict_in_force(columns: LevelColumns, config: ArchiveConfig) -> bool:
+    """Whether the next draw is under the strict rule (configured, and some level qualifies)
+    rather than the lenient fallback."""
+    return config.candidate_rule == "strict" and bool(
+        candidate_mask(columns, "strict", config.max_children).any()
+    )
+
+
 def _candidate_rows(columns: LevelColumns, config: ArchiveConfig) -> npt.NDArray[np.intp]:
     mask = candidate_mask(columns, config.candidate_rule, config.max_children)
     if not mask.any() and config.fallback_to_lenient:

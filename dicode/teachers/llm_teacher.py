@@ -270,7 +270,9 @@ class LLMTeacher:
 
 def build_llm_teacher(context: TeacherContext) -> LLMTeacher:
     """Registry factory: endpoint from ``options["llm_config"]`` or the ``DICODE_LLM_*`` env."""
-    config = context.options.get("llm_config") or LLMConfig.from_env(seed=context.seed)
+    config = context.options.get("llm_config") or LLMConfig.from_env(
+        seed=context.seed, max_concurrency=context.in_flight
+    )
     settings = context.options.get("settings") or LLMTeacherSettings()
     prompts = load_prompts(context.domain)
     return LLMTeacher(

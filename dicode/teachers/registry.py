@@ -28,6 +28,9 @@ class TeacherContext:
     validate: Validate
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)  # teacher-specific settings
+    # Attempts the caller keeps going at once; each has at most one model call open, so the
+    # LLM teacher lets this many calls run together.
+    in_flight: int = 4
 
 
 TeacherFactory = Callable[[TeacherContext], Teacher]

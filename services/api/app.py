@@ -23,6 +23,7 @@ from services.api.metrics import RequestCounter, api_registry
 from services.api.routers import (
     attempts,
     control,
+    dashboard,
     levels,
     lineage,
     pages,
@@ -62,7 +63,17 @@ def create_app(
     app.add_middleware(RequestCounter, counter=requests)
     app.add_exception_handler(NotFoundError, _not_found)
     app.add_exception_handler(ArchiveError, _bad_record)
-    for module in (service, runs, levels, attempts, lineage, control, submissions, pages):
+    for module in (
+        service,
+        runs,
+        dashboard,
+        levels,
+        attempts,
+        lineage,
+        control,
+        submissions,
+        pages,
+    ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -88,6 +88,56 @@ class RunMetrics(BaseModel):
     target: list[MetricPoint] = Field(description="target_eval events")
 
 
+class TargetPoint(BaseModel):
+    """One target evaluation on both time axes."""
+
+    iteration: int
+    env_steps: int | None = Field(description="of the newest session at or before it")
+    time: datetime
+    value: float | None = Field(description="the world's headline figure")
+
+
+class StatusPoint(FromRecord):
+    time: datetime
+    counts: dict[StatusLetter, int]
+
+
+class StageCount(FromRecord):
+    stage: str = Field(description='"accepted" or the stage that rejected the attempts')
+    verdict: Verdict
+    attempts: int
+
+
+class LatencyBucket(FromRecord):
+    first_attempt: int
+    time: datetime
+    attempts: int
+    mean_s: float | None
+    max_s: float | None
+
+
+class LearnabilityPoint(FromRecord):
+    iteration: int
+    last_iteration: int
+    evaluations: int
+    mean: float = Field(description="mean p(1-p) of the levels evaluated in these iterations")
+
+
+class Dashboard(BaseModel):
+    """A run's dashboard: every series bounded to a few hundred points."""
+
+    run: RunSummary
+    headline: str
+    headline_label: str
+    stats: ArchiveCounts
+    target: list[TargetPoint]
+    status: list[StatusPoint] = Field(description="levels per status letter over wall time")
+    stages: list[StageCount]
+    latency: list[LatencyBucket] = Field(description="teacher seconds per attempt, by attempt")
+    learnability: list[LearnabilityPoint]
+    active_scores: list[float] = Field(description="learnability of each active-set level")
+
+
 # ---------------------------------------------------------------------- levels
 class LevelFields(FromRecord):
     id: int
@@ -224,6 +274,24 @@ class Graph(FromRecord):
 class Lineage(Graph):
     root: int
     depth: int
+
+
+class ViewNode(GraphNode):
+    instruction: str | None = Field(description="what the edge into it asked for")
+    hidden: int = Field(description="descendants folded into this node")
+
+
+class ViewEdge(GraphEdge):
+    instruction: str | None = Field(description="harder, easier, vary or skill")
+
+
+class LineageView(BaseModel):
+    """The lineage graph a browser draws (collapsed beyond ``max_nodes``, see ``rule``)."""
+
+    total: int = Field(description="levels in the run")
+    rule: str = Field(description="which levels are drawn and how the rest is folded")
+    nodes: list[ViewNode]
+    edges: list[ViewEdge]
 
 
 # ---------------------------------------------------------------------- mutations

@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> None:
         settings.archive,
         domain=settings.domain,
         seed=settings.seed,
+        stream=os.getpid(),  # replicas of the generator (compose --scale) draw apart
     )
     asyncio.run(_serve(generator, args.max_attempts))
 

@@ -13,6 +13,12 @@ instruction uniformly from harder/vary/easier, and the request carries no perfor
 
 Back-pressure: no new attempt starts while the run has ``max_untrained`` or more accepted
 levels the student has not trained on yet, or while generation is paused (`control`).
+
+Several generators may share one archive. A parent drawn under the strict rule counts this
+process's attempts still in flight on it as children, and its child is stored only if the
+parent has fewer than ``max_children`` children when the level is written (the parent row is
+locked for that), else the attempt is stored as rejected at stage ``generator``. Seed levels
+are recorded once per run, whoever seeds first.
 """
 
 from __future__ import annotations
@@ -21,18 +27,20 @@ import asyncio
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from archive_db import ArchiveRepository
+from archive_db.errors import ParentFullError
 from archive_db.kinds import GENERATOR_STAGE, SEED_TEACHER, TARGET_EVENT
-from archive_db.recording import attempt_rows, record_result, record_verdict
+from archive_db.recording import attempt_rows, record_result
 from dicode import domains
 from dicode.archive.config import ArchiveConfig
-from dicode.archive.graph import LineageView
-from dicode.archive.selection import select_parents
+from dicode.archive.graph import LevelColumns, LineageView
+from dicode.archive.selection import select_parents, strict_in_force
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict, bounded_text
 from dicode.settings import GeneratorSettings
@@ -57,6 +65,16 @@ OPEN_LOOP_INSTRUCTIONS = (
 )
 
 
+@dataclass(frozen=True)
+class ParentDraw:
+    """One attempt's parent and teacher request; ``child_limit`` is set when the parent was
+    drawn under the strict rule (the child is then stored only while the parent has room)."""
+
+    request: TeacherRequest
+    parent_id: int
+    child_limit: int | None = None
+
+
 @dataclass
 class GeneratorStats:
     """Counters of this process's life (the archive holds the totals)."""
@@ -64,6 +82,7 @@ class GeneratorStats:
     started: int = 0
     accepted: int = 0
     rejected: int = 0
+    parent_full: int = 0  # rejected: a concurrent attempt gave the strict parent its last child
     waits: int = 0
     last_latency_s: float | None = None
     latencies: list[float] = field(default_factory=list)
@@ -74,6 +93,7 @@ class GeneratorStats:
             "started": self.started,
             "accepted": self.accepted,
             "rejected": self.rejected,
+            "parent_full": self.parent_full,
             "waits": self.waits,
             "last_latency_s": self.last_latency_s,
             "mean_latency_s": mean,
@@ -94,7 +114,10 @@ class Generator:
         seed: int = 0,
         validator: Validator | None = None,
         teacher: Teacher | None = None,
+        stream: int | None = None,
     ) -> None:
+        """``stream`` separates the parent draws of generators started together on one run
+        (the process id does); without it the draws depend on the run alone (reproducible)."""
         self.repo = repository
         self.run_id = run_id
         self.settings = settings
@@ -111,13 +134,19 @@ class Generator:
         self._validate_lock = threading.Lock()
         self.teacher = teacher or make_teacher(
             settings.teacher,
-            TeacherContext(domain, self._validate, seed, dict(settings.teacher_options)),
+            TeacherContext(
+                domain, self._validate, seed, dict(settings.teacher_options), settings.in_flight
+            ),
         )
         self.view = LineageView()
         self.stats = GeneratorStats()
         self._held_until = 0.0  # no attempt starts before this (monotonic seconds)
         # Parent draws differ per process start (seeded by run seed and attempts so far).
-        self._rng = np.random.default_rng([seed, self._attempt_count()])
+        key = [seed, self._attempt_count()] + ([] if stream is None else [stream])
+        self._rng = np.random.default_rng(key)
+        # Draws read and refresh the view and count in-flight strict children: one at a time.
+        self._draw_lock = threading.Lock()
+        self._in_flight_children: Counter[int] = Counter()
 
     # ------------------------------------------------------------------ public
     def close(self) -> None:
@@ -136,17 +165,17 @@ class Generator:
                 continue
             started = time.perf_counter()
             verdict = self._validate(source)
-            record_verdict(
-                self.repo,
-                self.run_id,
-                self.domain,
-                SEED_TEACHER,
-                source,
-                verdict,
-                time.perf_counter() - started,
+            attempt, level = attempt_rows(
+                domain=self.domain,
+                teacher=SEED_TEACHER,
+                code=source,
+                verdict=verdict,
+                latency_s=time.perf_counter() - started,
                 name=name,
             )
-            count += 1
+            # Another generator of the run may have recorded it while this one validated.
+            if self.repo.record_attempt_once(self.run_id, attempt, level) is not None:
+                count += 1
         return count
 
     def untrained(self) -> int:
@@ -204,13 +233,21 @@ class Generator:
         stored too, as rejected at the stage ``generator`` with its error, when the archive
         can still take it.
         """
+        draw: ParentDraw | None = None
         parent_id: int | None = None
         result: TeacherResult | None = None
         try:
-            request, parent_id = await asyncio.to_thread(self.next_request, number)
-            result = await self.teacher.propose(request)
+            draw = await asyncio.to_thread(self._draw, number)
+            parent_id = draw.parent_id
+            result = await self.teacher.propose(draw.request)
             await asyncio.to_thread(
-                record_result, self.repo, self.run_id, result, self.domain, parent_id
+                record_result,
+                self.repo,
+                self.run_id,
+                result,
+                self.domain,
+                parent_id,
+                child_limit=draw.child_limit,
             )
             self.stats.last_latency_s = result.latency_s
             self.stats.latencies.append(result.latency_s)
@@ -220,10 +257,19 @@ class Generator:
                 self.stats.rejected += 1
             if result.failing_stage == SANDBOX_UNAVAILABLE:
                 self._hold_for_sandbox(result.error)
+        except ParentFullError as full:  # lost the race for the parent's last child slot
+            log.info("generation attempt %d: %s", number, full)
+            self.stats.rejected += 1
+            self.stats.parent_full += 1
+            await asyncio.to_thread(self._record_failure, parent_id, result, full)
         except Exception as exc:  # a broken attempt is stored and logged; generation goes on
             log.exception("generation attempt %d failed outside the teacher", number)
             self.stats.rejected += 1
             await asyncio.to_thread(self._record_failure, parent_id, result, exc)
+        finally:
+            if draw is not None and draw.child_limit is not None:
+                with self._draw_lock:
+                    self._in_flight_children[draw.parent_id] -= 1
 
     def _record_failure(
         self, parent_id: int | None, result: TeacherResult | None, exc: Exception
@@ -262,8 +308,22 @@ class Generator:
 
     def next_request(self, number: int) -> tuple[TeacherRequest, int]:
         """The teacher request of attempt ``number`` and its parent's id (draws the parent)."""
+        with self._draw_lock:
+            draw = self._request(number)
+        return draw.request, draw.parent_id
+
+    def _draw(self, number: int) -> ParentDraw:
+        """`next_request` for an attempt about to run: a strict parent's count of children in
+        flight goes up until the attempt ends (`attempt` brings it down)."""
+        with self._draw_lock:
+            draw = self._request(number)
+            if draw.child_limit is not None:
+                self._in_flight_children[draw.parent_id] += 1
+            return draw
+
+    def _request(self, number: int) -> ParentDraw:
         self.view.refresh(self.repo, self.run_id)
-        columns = self.view.columns()
+        columns = self._with_children_in_flight(self.view.columns())
         if columns.ids.size == 0:
             raise RuntimeError("the run has no level to generate from (seed it first)")
         if not self.settings.feedback:
@@ -272,7 +332,9 @@ class Generator:
             parent = ParentLevel(level.description, level.code, level_id=str(parent_id))
             instruction = MutationInstruction(self._rng.choice(list(OPEN_LOOP_INSTRUCTIONS)))
             seed = int(self._rng.integers(2**31)) + number
-            return TeacherRequest(parent, PerformanceProfile(), instruction, seed=seed), parent_id
+            request = TeacherRequest(parent, PerformanceProfile(), instruction, seed=seed)
+            return ParentDraw(request, parent_id)
+        limit = self.archive.max_children if strict_in_force(columns, self.archive) else None
         parent_id = int(select_parents(columns, 1, self._rng, self.archive)[0])
         level = self.repo.get_level(parent_id)
         history = tuple(
@@ -293,7 +355,15 @@ class Generator:
             request = TeacherRequest(parent, profile, skilled, seed=seed, skill=skill)
         else:
             request = TeacherRequest.for_parent(parent, profile, seed=seed)
-        return request, parent_id
+        return ParentDraw(request, parent_id, limit)
+
+    def _with_children_in_flight(self, columns: LevelColumns) -> LevelColumns:
+        """The view's columns with this process's attempts in flight counted as children."""
+        pending = {p: n for p, n in self._in_flight_children.items() if n > 0}
+        if not pending:
+            return columns
+        extra = np.array([pending.get(int(i), 0) for i in columns.ids], dtype=np.int32)
+        return replace(columns, n_children=columns.n_children + extra)
 
     def _newest_target_evaluation(self) -> dict[str, Any]:
         evals = self.repo.list_events(run_id=self.run_id, kind=TARGET_EVENT)

@@ -34,6 +34,12 @@ ROUTES = {
     ("post", "/api/runs/{run}/levels"),
     ("get", "/api/runs/{run}/attempts"),
     ("get", "/api/runs/{run}/graph"),
+    ("get", "/api/runs/{run}/graph/view"),
+    ("get", "/api/runs/{run}/dashboard"),
+    ("get", "/runs/{run}"),
+    ("get", "/runs/{run}/lineage"),
+    ("get", "/runs/{run}/attempts"),
+    ("get", "/levels/{level_id}"),
     ("post", "/api/runs/{run}/generation/pause"),
     ("post", "/api/runs/{run}/generation/resume"),
     ("get", "/api/levels/{level_id}"),
@@ -233,6 +239,11 @@ def test_attempt_pages_and_filters(api: tuple[httpx.Client, list[int]]) -> None:
         ("/api/runs/listed/attempts", {"parent_id": 2**63}),
         ("/api/runs/listed/metrics", {"after_id": 10**30}),
         ("/api/runs/listed/graph", {"format": "gif"}),
+        ("/api/runs/listed/graph/view", {"max_nodes": 9}),
+        ("/api/runs/listed/graph/view", {"max_nodes": 20_001}),
+        ("/api/runs/listed/attempts", {"level_id": 0}),
+        ("/runs/li%00sted", {}),
+        ("/levels/0", {}),
         ("/api/runs/li%00sted", {}),
         ("/api/levels/1/lineage", {"depth": 0}),
         ("/api/levels/1/lineage", {"depth": 51}),
@@ -261,6 +272,12 @@ def test_bad_values_are_422_never_500(
         "/api/runs/nope/levels",
         "/api/runs/nope/attempts",
         "/api/runs/nope/graph",
+        "/api/runs/nope/graph/view",
+        "/api/runs/nope/dashboard",
+        "/runs/nope",
+        "/runs/nope/lineage",
+        "/runs/nope/attempts",
+        "/levels/999999",
         "/api/levels/999999",
         "/api/levels/999999/lineage",
         "/api/levels/999999/preview",
@@ -353,3 +370,21 @@ def test_a_submission_without_sandbox_walls_is_503_and_stored(
         assert "bubblewrap" in body["detail"]
         stored = client.get(f"/api/attempts/{body['attempt_id']}").json()
     assert stored["failing_stage"] == SANDBOX_UNAVAILABLE and stored["code"] == level
+
+
+def test_dashboard_and_drawable_graph(api: tuple[httpx.Client, list[int]]) -> None:
+    """The archive browser's two aggregate routes on both backends (time buckets in SQL)."""
+    client, ids = api
+    board = client.get("/api/runs/listed/dashboard").json()
+    assert [(p["iteration"], p["env_steps"], p["value"]) for p in board["target"]] == [
+        (2, 10, 1.5),
+        (4, 10, 1.5),
+    ]
+    assert sum(board["status"][-1]["counts"].values()) == LEVELS  # never evaluated: all D
+    assert sum(s["attempts"] for s in board["stages"]) == LEVELS + LEVELS // 4 + 1
+    assert sum(b["attempts"] for b in board["latency"]) == LEVELS + LEVELS // 4 + 1
+    view = client.get("/api/runs/listed/graph/view", params={"max_nodes": 10}).json()
+    assert view["total"] == LEVELS and len(view["nodes"]) <= 10
+    assert sum(n["hidden"] for n in view["nodes"]) + len(view["nodes"]) == LEVELS
+    made = client.get("/api/runs/listed/attempts", params={"level_id": ids[1]}).json()
+    assert [a["level_id"] for a in made["items"]] == [ids[1]]

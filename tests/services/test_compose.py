@@ -98,6 +98,13 @@ def test_vllm_is_pinned_and_health_checked(compose: dict[str, Any]) -> None:
     assert any("Qwen" in part and "Coder" in part for part in vllm["command"])
 
 
+def test_generators_can_be_scaled(compose: dict[str, Any]) -> None:
+    """`docker compose up --scale generator=4`: replicas need no fixed name or host port."""
+    for name in ("generator", "generator-llm"):
+        service = compose["services"][name]
+        assert "container_name" not in service and "ports" not in service, name
+
+
 def test_postgres_keeps_its_data_in_a_volume(compose: dict[str, Any]) -> None:
     volumes = compose["services"]["postgres"]["volumes"]
     assert any(v.startswith("pgdata:") for v in volumes)

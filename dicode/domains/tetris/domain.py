@@ -46,7 +46,9 @@ _PROFILES = {
     "llm": RunSettings(
         profile="llm",
         domain="tetris",
-        generator=GeneratorSettings(teacher="llm", in_flight=4, max_untrained=16),
+        # 16 attempts in flight keep the serial sandbox busy at a 2 s model latency
+        # (benchmarks/llm_inflight.py); more only queue at the sandbox.
+        generator=GeneratorSettings(teacher="llm", in_flight=16, max_untrained=16),
         student=StudentSettings(ppo=_QUICK_PPO),
         evaluator=EvaluatorSettings(games=20, max_steps=1000, every_s=60.0),
     ),

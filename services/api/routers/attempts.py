@@ -23,6 +23,9 @@ def list_attempts(
     teacher: TextFilter = None,
     failing_stage: TextFilter = None,
     parent_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    level_id: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="the attempts that made this level")
+    ] = None,
     full: Annotated[bool, Query(description="add code, prompts and responses")] = False,
     limit: Limit = 50,
     offset: Offset = 0,
@@ -35,6 +38,7 @@ def list_attempts(
         teacher=teacher,
         failing_stage=failing_stage,
         parent_id=parent_id,
+        level_id=level_id,
         limit=limit,
         offset=offset,
     )

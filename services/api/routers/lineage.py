@@ -1,15 +1,18 @@
-"""Lineage: a run's whole graph (JSON or GraphML) and one level's neighbourhood."""
+"""Lineage: a run's whole graph (JSON or GraphML), the graph a browser draws, and one level's
+neighbourhood."""
 
 from __future__ import annotations
 
 import io
+from dataclasses import asdict
 from typing import Annotated, Literal
 
 import networkx as nx
 from fastapi import APIRouter, Query, Response
 
 from services.api.deps import RecordId, Repository, SelectedRun
-from services.api.schemas import ErrorMessage, Graph, Lineage
+from services.api.lineage_view import collapse
+from services.api.schemas import ErrorMessage, Graph, Lineage, LineageView, ViewEdge, ViewNode
 
 GRAPHML = "application/graphml+xml"
 
@@ -32,6 +35,37 @@ def run_graph(
     if format == "graphml":
         return Response(_graphml(graph), media_type=GRAPHML)
     return graph
+
+
+@router.get("/api/runs/{run}/graph/view")
+def run_graph_view(
+    run: SelectedRun,
+    repo: Repository,
+    max_nodes: Annotated[int, Query(ge=10, le=20_000, description="levels drawn at most")] = 2000,
+) -> LineageView:
+    """The lineage graph with each edge's instruction; beyond ``max_nodes`` levels the
+    most-sampled ones and their ancestors, the rest folded into counts (``rule`` says how)."""
+    snapshot = repo.load_graph_snapshot(run.id)
+    instructions = repo.edge_instructions(run.id)
+    view = collapse(snapshot.levels, snapshot.edges, max_nodes)
+    return LineageView(
+        total=len(snapshot.levels),
+        rule=view.rule,
+        nodes=[
+            ViewNode.model_validate(
+                asdict(level)
+                | {
+                    "instruction": instructions.get(level.id),
+                    "hidden": view.hidden.get(level.id, 0),
+                }
+            )
+            for level in view.levels
+        ],
+        edges=[
+            ViewEdge(parent=e.parent, child=e.child, instruction=instructions.get(e.child))
+            for e in view.edges
+        ],
+    )
 
 
 @router.get("/api/levels/{level_id}/lineage")

@@ -23,6 +23,8 @@ router = APIRouter(tags=["levels"])
     status_code=201,
     dependencies=[Depends(require_token)],
     responses={
+        # FastAPI's own answer to a body that is not JSON at all (before validation).
+        400: {"model": ErrorMessage, "description": "the body cannot be parsed as JSON"},
         401: {"model": ErrorMessage, "description": "missing or wrong bearer token"},
         403: {"model": ErrorMessage, "description": "no DICODE_API_TOKEN configured"},
         404: {"model": ErrorMessage, "description": "no such run or parent level"},
