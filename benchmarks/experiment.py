@@ -271,8 +271,14 @@ def _headline(experiment: Experiment) -> str:
 
 
 def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
+    # The catalog's notes, refreshed on every load: a variant added after the file was
+    # started is described too.
+    variants = {
+        name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()
+    }
     if path.is_file() and not fresh:
         document: dict[str, Any] = json.loads(path.read_text())
+        document["variants"] = variants
         headline = _headline(experiment)
         for run in document["runs"]:
             if "curve" not in run:
@@ -282,9 +288,7 @@ def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
         "experiment": experiment.name,
         "protocol": experiment.protocol,
         "baseline": experiment.baseline,
-        "variants": {
-            name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()
-        },
+        "variants": variants,
         "runs": [],
         "summary": {},
     }
