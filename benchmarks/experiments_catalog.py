@@ -74,7 +74,10 @@ _TETRIS = MethodConfig(
     levels_per_session=2,
     eval_points=10,  # each evaluation also refreshes the profile the teacher reads
 )
-_TETRIS_ARMS = _variants(_TETRIS, {"dicode_skills": 0.2, "dicode_skills_share60": 0.6})
+_TETRIS_ARMS = _variants(
+    _TETRIS,
+    {"dicode_skills": 0.2, "dicode_skills_share60": 0.6, "dicode_skills_share80": 0.8},
+)
 _SKILLED = _TETRIS_ARMS["dicode_skills"].config
 _TETRIS_ABLATIONS = {
     "dicode_skills_no_context": Variant(
@@ -92,6 +95,21 @@ _TETRIS_ABLATIONS = {
             student=replace(_SKILLED.student, ppo=replace(_TETRIS_PPO, bonus_scale=2.0)),
         ),
         "as dicode_skills, DiCode's bonus max(20, 2·R_prev)",
+    ),
+    # The schedule: 10 sessions instead of 100, the same 200 attempts in bursts of 20, so new
+    # levels arrive after 10 % of the budget and the profile the teacher reads is refreshed
+    # 10 times less often.
+    "dicode_skills_sessions10": Variant(
+        "dicode",
+        replace(
+            _SKILLED,
+            student=replace(
+                _SKILLED.student,
+                iterations_per_session=_SKILLED.student.iterations_per_session * 10,
+            ),
+            levels_per_session=_SKILLED.levels_per_session * 10,
+        ),
+        "as dicode_skills, 10 sessions of 20 attempts (levels arrive after 10 % of the budget)",
     ),
 }
 
