@@ -61,6 +61,7 @@ def browser() -> Iterator[WebDriver]:
 @dataclass(frozen=True)
 class Site:
     url: str
+    db: str  # the archive's URL: the live tests write to it while a page is open
     runs: dict[str, WorldRun]
 
 
@@ -70,7 +71,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     url = f"sqlite:///{tmp_path_factory.mktemp('web')}/archive.sqlite"
     runs = build_archive(url)
     with ServerThread(create_app(url)) as server:
-        yield Site(server.url, runs)
+        yield Site(server.url, url, runs)
 
 
 def open_page(browser: WebDriver, url: str) -> None:

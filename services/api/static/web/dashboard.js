@@ -131,19 +131,25 @@ function draw() {
   );
 }
 
-async function refresh() {
-  if (document.visibilityState !== "hidden") {  // a background tab does not poll
-    try {
-      latest = await getJSON(`/api/runs/${encodeURIComponent(run)}/dashboard`);
-      draw();
-    } catch (error) {
-      showError(summary, error);
-    }
-    markReady();
+async function update() {
+  try {
+    latest = await getJSON(`/api/runs/${encodeURIComponent(run)}/dashboard`);
+    draw();
+  } catch (error) {
+    showError(summary, error);
   }
-  setTimeout(refresh, POLL_MS);
+  markReady();
 }
+
+// A background tab does not poll; it catches up the moment it is shown again.
+function poll() {
+  if (document.visibilityState !== "hidden") update();
+  setTimeout(poll, POLL_MS);
+}
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") update();
+});
 
 header(run, "dashboard");
 main.replaceChildren(summary, axisChooser(), charts);
-refresh();
+poll();

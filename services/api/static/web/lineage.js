@@ -1,6 +1,7 @@
 // A run's lineage graph (/runs/<run>/lineage): nodes coloured by status letter and sized by
 // times sampled, edges parent → child coloured and labelled by instruction; pan (drag, arrow
-// keys), zoom (wheel, +/−), open a level by clicking its node or pressing Enter on it.
+// keys), zoom (wheel, +/−), open a level by clicking its node or pressing Enter on it; polled
+// every 10 s, redrawn when the graph changed.
 import {
   STATUS_COLOURS, STATUS_LETTERS, el, getJSON, header, markReady, runFromPath, showError, svg,
 } from "./lib.js";
@@ -8,6 +9,7 @@ import { layout } from "./tree.js";
 
 const COLUMN = 110;   // px between generations
 const ROW = 18;       // px between leaves
+const POLL_MS = 10000;
 const LABELS_UP_TO = 600;  // edges (and nodes) labelled in text; beyond, colour and tooltip only
 const INSTRUCTION_COLOURS = {
   harder: "#b3261e", easier: "#1f7a4d", vary: "#2450b2", skill: "#7a1fa2",
@@ -31,7 +33,7 @@ function legend() {
     el("span", {}, "node size: times sampled"));
 }
 
-function draw(view) {
+function drawGraph(view) {
   const place = layout(view.nodes, view.edges);
   const at = (id) => {
     const p = place.get(id);
@@ -65,23 +67,23 @@ function draw(view) {
       labelled ? svg("text", { x, y: y + radius(n) + 11, "text-anchor": "middle" }, `#${n.id}`) : null,
       n.hidden ? svg("text", { x: x + radius(n) + 2, y: y + 4 }, `+${n.hidden}`) : null);
   });
-  const canvas = svg("svg", {
-    id: "graph", role: "group", tabindex: 0, width: "100%", height: 620,
-    "aria-label": `Lineage graph of ${view.nodes.length} levels; arrow keys pan, + and − zoom`,
-    style: "border:1px solid #d5d8e0; touch-action:none; background:#fff",
-  }, svg("g", {}, edges), svg("g", {}, nodes));
-  return { canvas, bounds };
+  return { layers: [svg("g", {}, edges), svg("g", {}, nodes)], bounds };
 }
 
-// viewBox-based pan and zoom on an SVG.
-function panZoom(canvas, bounds) {
+// viewBox-based pan and zoom on an SVG. The view follows the graph as it grows (``fit``)
+// until the user pans or zooms; "0" or Fit returns to following it.
+function panZoom(canvas) {
+  let bounds = { x: 0, y: 0, w: 620, h: 310 };
   let box = { ...bounds };
+  let following = true;
   const apply = () => canvas.setAttribute("viewBox", `${box.x} ${box.y} ${box.w} ${box.h}`);
+  const fit = () => { box = { ...bounds }; following = true; apply(); };
   const zoom = (factor, cx = box.x + box.w / 2, cy = box.y + box.h / 2) => {
     box = { x: cx - (cx - box.x) * factor, y: cy - (cy - box.y) * factor, w: box.w * factor, h: box.h * factor };
+    following = false;
     apply();
   };
-  const pan = (dx, dy) => { box.x += dx * box.w; box.y += dy * box.h; apply(); };
+  const pan = (dx, dy) => { box.x += dx * box.w; box.y += dy * box.h; following = false; apply(); };
   canvas.addEventListener("wheel", (event) => {
     event.preventDefault();
     const r = canvas.getBoundingClientRect();
@@ -101,6 +103,7 @@ function panZoom(canvas, bounds) {
     box.x -= ((event.clientX - drag.x) / r.width) * box.w;
     box.y -= ((event.clientY - drag.y) / r.height) * box.h;
     drag = { x: event.clientX, y: event.clientY };
+    following = false;
     apply();
   });
   canvas.addEventListener("pointerup", () => { drag = null; });
@@ -110,41 +113,86 @@ function panZoom(canvas, bounds) {
     if (moves[event.key]) pan(...moves[event.key]);
     else if (event.key === "+" || event.key === "=") zoom(1 / 1.25);
     else if (event.key === "-") zoom(1.25);
-    else if (event.key === "0") { box = { ...bounds }; apply(); }
+    else if (event.key === "0") fit();
     else return;
     event.preventDefault();
   });
-  apply();
   return {
     zoomIn: () => zoom(1 / 1.25),
     zoomOut: () => zoom(1.25),
-    reset: () => { box = { ...bounds }; apply(); },
+    fit,
+    setBounds: (next) => { bounds = next; if (following) fit(); },
   };
 }
 
-async function load() {
-  header(run, "lineage");
+const canvas = svg("svg", {
+  id: "graph", role: "group", tabindex: 0, width: "100%", height: 620,
+  "aria-label": "Lineage graph; arrow keys pan, + and − zoom",
+  style: "border:1px solid #d5d8e0; touch-action:none; background:#fff",
+});
+const control = panZoom(canvas);
+const title = el("h2", {}, "Lineage");
+const rule = el("p", { id: "rule", class: "muted" });
+const updated = el("p", { class: "muted", id: "updated" });
+let shown = "";
+
+// What a redraw would change: the levels, their statuses, samples, activity and edges.
+function signature(view) {
+  return JSON.stringify([view.total, view.nodes.map((n) => [n.id, n.status, n.times_sampled, n.active, n.hidden]),
+    view.edges.length]);
+}
+
+function show(view) {
+  const { layers, bounds } = drawGraph(view);
+  canvas.replaceChildren(...layers);
+  canvas.setAttribute("aria-label",
+    `Lineage graph of ${view.nodes.length} levels; arrow keys pan, + and − zoom`);
+  control.setBounds(bounds);
+  title.textContent = `Lineage: ${view.nodes.length} of ${view.total} levels, ${view.edges.length} edges`;
+  rule.textContent = `${view.rule}.` + (view.edges.length > LABELS_UP_TO ? " Edge labels are left out beyond " +
+    `${LABELS_UP_TO} edges: the colour names the instruction, hover an edge for it.` : "");
+}
+
+async function update() {
   try {
     const view = await getJSON(`/api/runs/${encodeURIComponent(run)}/graph/view`);
-    const { canvas, bounds } = draw(view);
-    const control = panZoom(canvas, bounds);
-    main.replaceChildren(
-      el("h2", {}, `Lineage: ${view.nodes.length} of ${view.total} levels, ${view.edges.length} edges`),
-      el("p", { id: "rule", class: "muted" }, `${view.rule}.`,
-        view.edges.length > LABELS_UP_TO ? " Edge labels are left out beyond " +
-          `${LABELS_UP_TO} edges: the colour names the instruction, hover an edge for it.` : ""),
-      legend(),
-      el("div", { class: "filters" },
-        el("button", { type: "button", onclick: control.zoomIn }, "Zoom in"),
-        el("button", { type: "button", onclick: control.zoomOut }, "Zoom out"),
-        el("button", { type: "button", onclick: control.reset }, "Fit")),
-      canvas,
-      el("p", { class: "muted" }, "Drag or use the arrow keys to pan, the wheel or + / − to zoom, 0 to fit. " +
-        "Tab moves between levels; Enter or a click opens one. A +n beside a node counts its folded descendants."));
+    const next = signature(view);
+    // A redraw replaces the nodes: wait while one of them has the keyboard focus.
+    const focusInGraph = canvas.contains(document.activeElement) && document.activeElement !== canvas;
+    if (next !== shown && !focusInGraph) {
+      show(view);
+      shown = next;
+    }
+    updated.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${POLL_MS / 1000} s.`;
+    if (!main.contains(canvas)) main.replaceChildren(title, rule, legend(), controls(), canvas, help());
   } catch (error) {
-    showError(main, error);
+    if (main.contains(canvas)) updated.textContent = String(error.message || error);
+    else showError(main, error);
   }
   markReady();
 }
 
-load();
+// A background tab does not poll; it catches up the moment it is shown again.
+function poll() {
+  if (document.visibilityState !== "hidden") update();
+  setTimeout(poll, POLL_MS);
+}
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") update();
+});
+
+function controls() {
+  return el("div", { class: "filters" },
+    el("button", { type: "button", onclick: control.zoomIn }, "Zoom in"),
+    el("button", { type: "button", onclick: control.zoomOut }, "Zoom out"),
+    el("button", { type: "button", onclick: control.fit }, "Fit"));
+}
+
+function help() {
+  return el("div", {}, el("p", { class: "muted" }, "Drag or use the arrow keys to pan, the wheel or + / − to zoom, " +
+    "0 to fit (and follow the graph as it grows). Tab moves between levels; Enter or a click opens one. " +
+    "A +n beside a node counts its folded descendants."), updated);
+}
+
+header(run, "lineage");
+poll();
