@@ -79,6 +79,7 @@ _TETRIS_ARMS = _variants(
     {"dicode_skills": 0.2, "dicode_skills_share60": 0.6, "dicode_skills_share80": 0.8},
 )
 _SKILLED = _TETRIS_ARMS["dicode_skills"].config
+_SHARE60 = _TETRIS_ARMS["dicode_skills_share60"].config
 _TETRIS_ABLATIONS = {
     "dicode_skills_no_context": Variant(
         "dicode",
@@ -110,6 +111,14 @@ _TETRIS_ABLATIONS = {
             levels_per_session=_SKILLED.levels_per_session * 10,
         ),
         "as dicode_skills, 10 sessions of 20 attempts (levels arrive after 10 % of the budget)",
+    ),
+    # Survival first: the skill instruction always teaches the first frontier skill, which is
+    # the first survival mark the target student misses while there is one (the target game
+    # rewards surviving 1,000 pieces; multi-line clears were picked as often before).
+    "dicode_skills_share60_survival": Variant(
+        "dicode",
+        replace(_SHARE60, generator=replace(_SHARE60.generator, skill_choices=1)),
+        "as dicode_skills_share60, the skill instruction on the first frontier skill only",
     ),
 }
 
