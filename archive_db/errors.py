@@ -18,3 +18,13 @@ class InvalidRecordError(ArchiveError, ValueError):
 class ParentFullError(ArchiveError):
     """A child drawn under the strict parent rule found its parent full: concurrent attempts
     (other generators, or attempts in flight) gave it its last allowed children first."""
+
+
+def is_unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says the database cannot be reached right now (server down or
+    restarting, connection cut), as opposed to a wrong query: worth waiting for, not a bug."""
+    from sqlalchemy import exc  # the errors above need no SQLAlchemy
+
+    if isinstance(error, exc.OperationalError | exc.InterfaceError):
+        return True
+    return isinstance(error, exc.DBAPIError) and bool(error.connection_invalidated)

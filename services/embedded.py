@@ -11,7 +11,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from dicode import domains
 from dicode.provenance import provenance
 from services.api.app import create_app
 from services.generator.actor import GeneratorActor
+from services.placement import Placement, place
 from services.ray_env import start_local_ray
 from services.runs import open_service_run
 from services.student.actors import EvaluatorActor, StudentActor
@@ -57,6 +58,8 @@ class RunOptions:
     dashboard: bool = True
     api_token: str | None = None
     live: bool = True
+    # Ray resources per role (services.placement); the one local node is given them all.
+    placement: Placement = field(default_factory=Placement)
 
 
 class RunError(RuntimeError):
@@ -110,12 +113,17 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
 
     server = _start_api(db_url, options)
     console.print(f"API on http://{options.host}:{options.port}  (docs: /docs)")
-    ray_info = start_local_ray(dashboard=options.dashboard)
+    placement = options.placement
+    ray_info = start_local_ray(
+        dashboard=options.dashboard, resources=placement.custom_resources()
+    )
     if ray_info["dashboard_url"]:
         console.print(f"Ray dashboard on {ray_info['dashboard_url']}")
-    student = StudentActor.remote(db_url, run.id, str(run_dir), config, options.resume)
-    evaluator = EvaluatorActor.remote(db_url, run.id, config)
-    generator = GeneratorActor.remote(db_url, run.id, config)
+    student = place(StudentActor, "student", placement).remote(
+        db_url, run.id, str(run_dir), config, options.resume
+    )
+    evaluator = place(EvaluatorActor, "evaluator", placement).remote(db_url, run.id, config)
+    generator = place(GeneratorActor, "generator", placement).remote(db_url, run.id, config)
     deadline = None if options.minutes is None else started + options.minutes * 60
     student_done = student.run.remote(options.iterations, deadline)
     evaluator_done = evaluator.run.remote()

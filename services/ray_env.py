@@ -27,27 +27,38 @@ def jax_cache_env() -> dict[str, str]:
     }
 
 
+def actor_runtime_env() -> dict[str, Any]:
+    """The runtime environment of every actor, on one machine or a cluster of local nodes."""
+    return {"env_vars": {
+        "PYTHONPATH": os.environ.get("PYTHONPATH", os.getcwd()), **jax_cache_env()
+    }}
+
+
 def start_local_ray(
     *,
     num_cpus: int | None = None,
     dashboard: bool = True,
     dashboard_port: int = 8265,
     auth: str | None = None,
+    resources: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """``ray.init`` a fresh local cluster; returns where its dashboard is (if any)."""
+    """``ray.init`` a fresh local cluster; returns where its dashboard is (if any).
+
+    ``resources``: custom resources the one local node carries, so actors placed by resources
+    (`services.placement`) still find a node on a single machine.
+    """
     if auth is not None:
         os.environ["RAY_AUTH_MODE"] = auth
     context = ray.init(
         num_cpus=num_cpus,
+        resources=resources or None,
         include_dashboard=dashboard,
         dashboard_host="127.0.0.1",
         dashboard_port=dashboard_port,
         log_to_driver=False,
         ignore_reinit_error=True,
         # Actors import the library from the working tree; never pickle a package upload.
-        runtime_env={"env_vars": {
-            "PYTHONPATH": os.environ.get("PYTHONPATH", os.getcwd()), **jax_cache_env()
-        }},
+        runtime_env=actor_runtime_env(),
     )
     url = getattr(context, "dashboard_url", None)
     return {"dashboard_url": f"http://{url}" if url else None}

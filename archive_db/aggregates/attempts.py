@@ -51,8 +51,13 @@ class Attempts:
         (then None): several generators starting together seed a run once."""
         _check(attempt, level)
         with self._sessions.writing() as session:
-            # The run row locked: concurrent seeders check and insert one after another.
-            run = session.scalars(select(Run).where(Run.id == run_id).with_for_update()).first()
+            # The run row locked: concurrent seeders check and insert one after another. NO KEY
+            # UPDATE (key_share) still lets other writers' foreign-key checks on the run pass:
+            # FOR UPDATE blocked them, and a student holding the change-log lock while waiting
+            # for that check deadlocked with a seeding generator waiting for the change-log lock.
+            run = session.scalars(
+                select(Run).where(Run.id == run_id).with_for_update(key_share=True)
+            ).first()
             if run is None:
                 raise NotFoundError(f"no run {run_id} in the archive")
             done = session.scalars(

@@ -11,17 +11,24 @@ from ray.util import metrics
 from archive_db import ArchiveRepository
 from dicode.settings import RunSettings
 from services.generator.service import Generator
+from services.placement import current_node
 
 
 class GeneratorWorker:
-    """Owns a `Generator` and its sandbox pool; `run()` until `stop()`."""
+    """Owns a `Generator` and its sandbox pool; `run()` until `stop()`.
 
-    def __init__(self, db_url: str, run_id: int, config: dict[str, Any]) -> None:
+    ``stream`` separates the parent draws of several generator actors on one run (as the pid does
+    for generator processes); None keeps the single generator's draws.
+    """
+
+    def __init__(
+        self, db_url: str, run_id: int, config: dict[str, Any], stream: int | None = None
+    ) -> None:
         settings = RunSettings.from_dict(config)
         self.repo = ArchiveRepository.open(db_url)
         self.generator = Generator(
             self.repo, run_id, settings.generator, settings.archive, domain=settings.domain,
-            seed=settings.seed,
+            seed=settings.seed, stream=stream,
         )
         self._stop: asyncio.Event | None = None
         self._latency = metrics.Gauge("dicode_teacher_latency_s", "last attempt's latency")
@@ -39,10 +46,11 @@ class GeneratorWorker:
             self._stop.set()
 
     async def status(self) -> dict[str, Any]:
+        """The generator's counters and the Ray node it runs on."""
         stats = self.generator.stats.as_dict()
         if stats["last_latency_s"] is not None:
             self._latency.set(float(stats["last_latency_s"]))
-        return stats
+        return stats | {"node_id": current_node()}
 
 
 # Async actor: attempts, status() and stop() share its event loop.

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from archive_db import ArchiveRepository
-from archive_db.errors import ParentFullError
+from archive_db.errors import ParentFullError, is_unreachable
 from archive_db.kinds import GENERATOR_STAGE, SEED_TEACHER, TARGET_EVENT
 from archive_db.recording import attempt_rows, record_result
 from dicode import domains
@@ -135,12 +135,13 @@ class Generator:
         self.teacher = teacher or make_teacher(
             settings.teacher,
             TeacherContext(
-                domain, self._validate, seed, dict(settings.teacher_options), settings.in_flight
+                domain, self._validate, seed, _teacher_options(settings, seed), settings.in_flight
             ),
         )
         self.view = LineageView()
         self.stats = GeneratorStats()
         self._held_until = 0.0  # no attempt starts before this (monotonic seconds)
+        self._unreachable_since: float | None = None  # the archive is down since (monotonic)
         # Parent draws differ per process start (seeded by run seed and attempts so far).
         key = [seed, self._attempt_count()] + ([] if stream is None else [stream])
         self._rng = np.random.default_rng(key)
@@ -201,9 +202,7 @@ class Generator:
         while not stop.is_set():
             if max_attempts is not None and self.stats.started >= max_attempts:
                 break
-            if len(running) >= self.settings.in_flight or not await asyncio.to_thread(
-                self.may_start
-            ):
+            if len(running) >= self.settings.in_flight or not await self._may_start_now():
                 self.stats.waits += 1
                 await _wait_any(running, stop, self.settings.poll_s)
                 running = {t for t in running if not t.done()}
@@ -213,6 +212,24 @@ class Generator:
         if running:
             await asyncio.gather(*running, return_exceptions=True)
         return self.stats
+
+    async def _may_start_now(self) -> bool:
+        """`may_start`, or False while the archive is unreachable (a database restart): the
+        generator waits for it instead of exiting, so compose does not restart it in a loop."""
+        try:
+            allowed = await asyncio.to_thread(self.may_start)
+        except Exception as error:
+            if not is_unreachable(error):
+                raise
+            if self._unreachable_since is None:
+                self._unreachable_since = time.monotonic()
+                log.error("archive unreachable, waiting for it: %s", str(error).splitlines()[0])
+            return False
+        if self._unreachable_since is not None:
+            blind = time.monotonic() - self._unreachable_since
+            log.warning("archive reachable again after %.1f s", blind)
+            self._unreachable_since = None
+        return allowed
 
     def generate(self, attempts: int) -> GeneratorStats:
         """``attempts`` attempts one after another, in this thread (no back-pressure, no pause):
@@ -393,6 +410,24 @@ class Generator:
             return None
         frontier = domains.get(self.domain).frontier_skills(newest)[: self.settings.skill_choices]
         return str(self._rng.choice(frontier)) if frontier else None
+
+
+def _teacher_options(settings: GeneratorSettings, seed: int) -> dict[str, Any]:
+    """The run's teacher options as the teacher factories take them.
+
+    A run's settings are stored as JSON, so an ``llm_config`` there is a mapping (e.g.
+    ``{"timeout_s": 30, "max_retries": 2}``); the LLM teacher wants an `LLMConfig`. The mapping
+    overrides the ``DICODE_LLM_*`` environment (which still names the server), so a deployed
+    generator's call deadline and retries can be set per run.
+    """
+    options = dict(settings.teacher_options)
+    llm = options.get("llm_config")
+    if settings.teacher == "llm" and isinstance(llm, dict):
+        from dicode.llm.client import LLMConfig  # only the LLM teacher needs the openai SDK
+
+        defaults = {"seed": seed, "max_concurrency": settings.in_flight}
+        options["llm_config"] = LLMConfig.from_env(**(defaults | llm))
+    return options
 
 
 async def _wait_any(running: set[asyncio.Task[None]], stop: asyncio.Event, timeout: float) -> None:

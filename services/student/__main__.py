@@ -2,7 +2,9 @@
 
 How the compose ``ray-head`` service runs it: starts (or joins, with ``--address``) Ray, then
 runs the student and evaluator actors until SIGTERM; always resumes from the newest checkpoint.
-The dashboard listens on 0.0.0.0:8265 when this process starts the head.
+The dashboard listens on 0.0.0.0:8265 when this process starts the head. On a cluster,
+``--placement`` puts each actor on the nodes carrying its resources (`services.placement`) and
+``--generators N`` starts N generator actors there too (how the KubeRay RayJob runs them).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from pathlib import Path
 import ray
 
 from archive_db import ArchiveRepository
+from services.generator.actor import GeneratorActor
 from services.heartbeat import touch
+from services.placement import ENV, Placement, place
 from services.runs import add_run_arguments, open_service_run
 from services.student.actors import EvaluatorActor, StudentActor
 
@@ -37,9 +41,24 @@ def main(argv: list[str] | None = None) -> None:
         default=os.environ.get("RAY_ADDRESS"),
         help="join this Ray cluster instead of starting one",
     )
+    parser.add_argument(
+        "--placement",
+        default=os.environ.get(ENV),
+        help='Ray resources per role as JSON, e.g. \'{"student": {"student": 1, "GPU": 1}}\'',
+    )
+    parser.add_argument(
+        "--generators",
+        type=int,
+        default=int(os.environ.get("DICODE_GENERATORS", "0")),
+        help="generator actors to start on the cluster (0: generators are their own processes)",
+    )
     args = parser.parse_args(argv)
     if not args.db:
         parser.error("--db (or DICODE_DB_URL) is required")
+    try:
+        placement = Placement.parse(args.placement)
+    except ValueError as error:
+        parser.error(str(error))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s student %(message)s")
     repo = ArchiveRepository.open(args.db)
     run, settings = open_service_run(repo, args.run, args.profile, domain=args.domain)
@@ -47,12 +66,23 @@ def main(argv: list[str] | None = None) -> None:
     if args.address:
         ray.init(address=args.address)
     else:
-        ray.init(include_dashboard=True, dashboard_host="0.0.0.0", dashboard_port=8265)
+        # "local": a cluster of its own; ray.init() alone would join any cluster already
+        # running on the machine (found through /tmp/ray), contrary to this command's contract.
+        ray.init(
+            address="local", include_dashboard=True, dashboard_host="0.0.0.0", dashboard_port=8265
+        )
     run_dir = str(Path(args.run_dir) / run.name)
     config = settings.to_dict()
-    student = StudentActor.remote(args.db, run.id, run_dir, config, True)
-    evaluator = EvaluatorActor.remote(args.db, run.id, config)
+    student = place(StudentActor, "student", placement).remote(
+        args.db, run.id, run_dir, config, True
+    )
+    evaluator = place(EvaluatorActor, "evaluator", placement).remote(args.db, run.id, config)
+    generators = [
+        place(GeneratorActor, "generator", placement).remote(args.db, run.id, config, stream)
+        for stream in range(args.generators)
+    ]
     trained, evaluated = student.run.remote(), evaluator.run.remote()
+    generated = [generator.run.remote() for generator in generators]
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -60,12 +90,21 @@ def main(argv: list[str] | None = None) -> None:
         touch(os.environ.get("DICODE_HEARTBEAT", HEARTBEAT))
         ready, _ = ray.wait([trained], timeout=10)
         if ready:
-            ray.get(trained)  # a crashed student ends the process (compose restarts it)
+            try:
+                ray.get(trained)
+            except ray.exceptions.RayError as error:
+                # A crashed student ends the process (compose restarts it) with one line saying
+                # why: a remote traceback's last line names neither the run nor the file.
+                cause = getattr(error, "cause", None) or error
+                raise SystemExit(f"student of run {run.name!r} stopped: {cause}") from error
             break
     student.stop.remote()
     ray.get(trained, timeout=300)
     evaluator.stop.remote()
     ray.get(evaluated, timeout=300)
+    for generator in generators:
+        generator.stop.remote()
+    ray.get(generated, timeout=300)
     ray.shutdown()
 
 

@@ -9,6 +9,7 @@ endpoint).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -19,10 +20,32 @@ import ray
 from ray.util import metrics
 
 from archive_db import ArchiveRepository
+from archive_db.errors import is_unreachable
 from dicode import domains
 from dicode.settings import RunSettings
+from services.placement import current_node
 from services.student.sessions import ArchiveStudent
 from services.student.target import TargetEvaluator
+
+log = logging.getLogger(__name__)
+
+
+def wait_for_archive(
+    repo: ArchiveRepository, stop: threading.Event, error: Exception, poll_s: float = 1.0
+) -> None:
+    """Block until the archive answers again (or ``stop`` is set), after ``error`` said it is
+    unreachable."""
+    started = time.monotonic()
+    log.error("archive unreachable, waiting for it: %s", str(error).splitlines()[0])
+    while not stop.wait(poll_s):
+        try:
+            repo.list_runs()
+        except Exception as again:
+            if not is_unreachable(again):
+                raise
+            continue
+        log.warning("archive reachable again after %.1f s", time.monotonic() - started)
+        return
 
 
 class StudentWorker:
@@ -55,7 +78,15 @@ class StudentWorker:
             if deadline is not None and time.time() >= deadline:
                 break
             before = int(self.last.get("env_steps", 0))
-            report = self.loop.session()
+            try:
+                report = self.loop.session()
+            except Exception as error:
+                if not is_unreachable(error):
+                    raise
+                # The database restarts: this session's records are lost, not the training;
+                # wait for it rather than end the process (compose would restart it in a loop).
+                wait_for_archive(self.repo, self._stop, error)
+                continue
             self.last = report.payload() | {"resumed_from": self.loop.resumed_from}
             self._iterations.set(report.iteration)
             self._steps.inc(max(0, report.env_steps - before))
@@ -70,8 +101,8 @@ class StudentWorker:
         self._stop.set()
 
     def status(self) -> dict[str, Any]:
-        """The last session's report, and the process the student runs in."""
-        return dict(self.last) | {"pid": os.getpid()}
+        """The last session's report, and the process and Ray node the student runs in."""
+        return dict(self.last) | {"pid": os.getpid(), "node_id": current_node()}
 
 
 class EvaluatorWorker:
@@ -91,7 +122,13 @@ class EvaluatorWorker:
 
     def run(self) -> dict[str, Any]:
         while not self._stop.is_set():
-            self.evaluate_once()
+            try:
+                self.evaluate_once()
+            except Exception as error:
+                if not is_unreachable(error):
+                    raise
+                # Else the evaluator would end silently while the student goes on.
+                wait_for_archive(self.repo, self._stop, error)
             self._stop.wait(self.every_s)
         self.evaluate_once()  # the final checkpoint gets its measurement too
         return self.last
@@ -108,7 +145,8 @@ class EvaluatorWorker:
         self._stop.set()
 
     def status(self) -> dict[str, Any]:
-        return dict(self.last)
+        """The last evaluation's figures and the Ray node the evaluator runs on."""
+        return dict(self.last) | {"node_id": current_node()}
 
 
 # Zero CPUs reserved: on a 2-core laptop the OS shares the cores; Ray must not refuse to start.

@@ -11,6 +11,7 @@ newest one, and a `student_session` event per session for the API and the termin
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,23 @@ from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import TARGET
 from dicode.student.loop import StudentLoop
 from dicode.student.tally import EpisodeTally
+
+
+class CheckpointWriteError(OSError):
+    """A checkpoint file could not be written; the archive and earlier checkpoints are kept.
+    (OSError's own ``(errno, message)`` arguments, so Ray can carry it to the driver.)"""
+
+
+def _checkpoint_write_error(path: Path, cause: OSError) -> CheckpointWriteError:
+    try:
+        free = f"{shutil.disk_usage(path.parent).free} bytes free there"
+    except OSError:
+        free = "free space unknown"
+    return CheckpointWriteError(
+        cause.errno,
+        f"cannot write the checkpoint {path}: {cause.strerror or cause} ({free}); the archive "
+        "and the earlier checkpoints are kept",
+    )
 
 
 @dataclass(frozen=True)
@@ -123,7 +141,13 @@ class ArchiveStudent:
     def checkpoint(self) -> str:
         """Write a checkpoint file and its archive row; returns the file's path."""
         path = self.checkpoint_dir / f"student-{self.iteration:08d}.msgpack"
-        self.loop.save(path)
+        try:
+            self.loop.save(path)
+        except OSError as error:
+            # A full or read-only run folder: no row, no partial file (the library writes
+            # ``<path>.tmp`` then renames it), and one line that says where and why.
+            path.with_suffix(path.suffix + ".tmp").unlink(missing_ok=True)
+            raise _checkpoint_write_error(path, error) from error
         meta = {"session": self.session_count, "env_steps": self.env_steps}
         self.repo.add_checkpoint(self.run_id, str(path), self.iteration, meta)
         for old in sorted(self.checkpoint_dir.glob("student-*.msgpack"))[
