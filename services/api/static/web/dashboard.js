@@ -2,7 +2,8 @@
 // status letter, attempts per stage, learnability, the teacher's latency; polled every 5 s.
 import { barChart, lineChart } from "./chart.js";
 import {
-  STATUS_COLOURS, STATUS_LETTERS, el, fixed, getJSON, header, markReady, runFromPath, showError,
+  STATUS_COLOURS, STATUS_LETTERS, el, fixed, getJSON, header, markReady, pollWhileVisible,
+  runFromPath, showError,
 } from "./lib.js";
 
 const POLL_MS = 5000;
@@ -141,15 +142,6 @@ async function update() {
   markReady();
 }
 
-// A background tab does not poll; it catches up the moment it is shown again.
-function poll() {
-  if (document.visibilityState !== "hidden") update();
-  setTimeout(poll, POLL_MS);
-}
-document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible") update();
-});
-
 header(run, "dashboard");
 main.replaceChildren(summary, axisChooser(), charts);
-poll();
+pollWhileVisible(update, POLL_MS);

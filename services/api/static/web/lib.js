@@ -74,3 +74,16 @@ export function markReady() {
     document.body.dataset.ready = String(Math.round(performance.now()));
   }
 }
+
+// Calls ``update`` now and every ``everyMs`` while the tab is visible; a background tab does
+// not poll, and catches up the moment it is shown again.
+export function pollWhileVisible(update, everyMs) {
+  const tick = () => {
+    if (document.visibilityState !== "hidden") update();
+    setTimeout(tick, everyMs);
+  };
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") update();
+  });
+  tick();
+}

@@ -3,7 +3,8 @@
 // keys), zoom (wheel, +/−), open a level by clicking its node or pressing Enter on it; polled
 // every 10 s, redrawn when the graph changed.
 import {
-  STATUS_COLOURS, STATUS_LETTERS, el, getJSON, header, markReady, runFromPath, showError, svg,
+  STATUS_COLOURS, STATUS_LETTERS, el, getJSON, header, markReady, pollWhileVisible, runFromPath,
+  showError, svg,
 } from "./lib.js";
 import { layout } from "./tree.js";
 
@@ -172,15 +173,6 @@ async function update() {
   markReady();
 }
 
-// A background tab does not poll; it catches up the moment it is shown again.
-function poll() {
-  if (document.visibilityState !== "hidden") update();
-  setTimeout(poll, POLL_MS);
-}
-document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible") update();
-});
-
 function controls() {
   return el("div", { class: "filters" },
     el("button", { type: "button", onclick: control.zoomIn }, "Zoom in"),
@@ -195,4 +187,4 @@ function help() {
 }
 
 header(run, "lineage");
-poll();
+pollWhileVisible(update, POLL_MS);
