@@ -35,6 +35,7 @@ from dicode import domains
 from dicode.provenance import ROOT, write_figures
 from dicode.settings import RunSettings, profile
 from services.generator.control import set_paused
+from services.generator.service import GENERATING
 
 STOPPED = "stopped: "  # the line `python -m services.generator` logs with its counters
 
@@ -54,6 +55,16 @@ class Fleet:
             if code != 0:
                 raise RuntimeError(f"generator exited {code}: {log.read_text()[-2000:]}")
         return [_counters(log) for log in self.logs]
+
+    def wait_generating(self, timeout: float) -> None:
+        """Until every process has seeded and entered its loop (JAX compiled, sandbox warm):
+        released before that, the slowest would start its draws after the others stored."""
+        deadline = time.time() + timeout
+        for process, log in zip(self.processes, self.logs, strict=True):
+            while GENERATING not in log.read_text():
+                if process.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"generator not generating: {log.read_text()[-2000:]}")
+                time.sleep(0.5)
 
     def kill(self) -> None:
         for process in self.processes:
@@ -92,7 +103,8 @@ def _counters(log: Path) -> dict[str, Any]:
 
 def race_settings(base: RunSettings, in_flight: int) -> RunSettings:
     """``base`` without back-pressure (no student trains here) and with ``in_flight``."""
-    generator = replace(base.generator, in_flight=in_flight, max_untrained=10**6)
+    # Polling the pause flag often: released together, the processes resume together.
+    generator = replace(base.generator, in_flight=in_flight, max_untrained=10**6, poll_s=0.1)
     return replace(base, profile="race", generator=generator)
 
 
@@ -157,7 +169,8 @@ def measure(url: str, n: int, attempts: int, in_flight: int, log_dir: Path) -> d
     seeds = len(domains.get(settings.domain).seed_sources())
     fleet = start_fleet(url, "scale", n, attempts // n, log_dir)
     try:
-        release_when_seeded(repo, run_id, seeds, timeout=600)
+        fleet.wait_generating(timeout=600)
+        release_when_seeded(repo, run_id, seeds, timeout=60)
         counters = fleet.wait(timeout=3600)
     finally:
         fleet.kill()

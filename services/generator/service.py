@@ -57,6 +57,7 @@ from services.generator.control import is_paused
 
 log = logging.getLogger(__name__)
 DEFAULT_ARCHIVE = ArchiveConfig()
+GENERATING = "seeding done, generating:"  # logged once the loop starts (fleets wait for it)
 # Open loop draws the direction uniformly among these (the skill instruction needs feedback).
 OPEN_LOOP_INSTRUCTIONS = (
     MutationInstruction.HARDER,
@@ -197,7 +198,8 @@ class Generator:
     ) -> GeneratorStats:
         """Keep ``in_flight`` attempts going until ``stop`` is set or ``max_attempts`` ran."""
         stop = stop or asyncio.Event()
-        await asyncio.to_thread(self.seed_archive)
+        seeded = await asyncio.to_thread(self.seed_archive)
+        log.info("%s %d seed level(s) stored by this process", GENERATING, seeded)
         running: set[asyncio.Task[None]] = set()
         while not stop.is_set():
             if max_attempts is not None and self.stats.started >= max_attempts:

@@ -21,7 +21,7 @@ from benchmarks.generators_scale import (
 )
 from dicode.domains.tetris.seeds import seed_level_sources
 from services.generator.control import set_paused
-from tests.services.conftest import TINY, wait_for
+from tests.services.conftest import TINY
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 PROCESSES = 4
@@ -35,8 +35,8 @@ def test_four_generators_on_one_postgres_archive(pg_url: str, tmp_path: Path) ->
     fleet = start_fleet(pg_url, "race", PROCESSES, ATTEMPTS_EACH, tmp_path)
     try:
         seeds = len(seed_level_sources())
-        # Generous: four processes compiling at once on two busy cores took 100-300 s.
-        wait_for(lambda: len(repo.list_levels(run_id)) >= seeds, 400, "the seed levels", 0.5)
+        fleet.wait_generating(timeout=400)
+        assert len(repo.list_levels(run_id)) == seeds
         # One strict candidate: every process's first draws go to it.
         first, *_ = repo.list_levels(run_id, teacher=SEED_TEACHER)
         repo.update_level(first.id, status="A", success_rate=0.5)
