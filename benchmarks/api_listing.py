@@ -28,10 +28,11 @@ from typing import Any, cast
 
 import httpx
 import numpy as np
-from sqlalchemy import Table, insert, text
+from sqlalchemy import Table, insert, select, text
 from sqlalchemy.engine import make_url
 
 from archive_db import ArchiveRepository
+from archive_db.aggregates.feed import levels_changed, log_changes
 from archive_db.models import STATUS_LETTERS, Level
 from archive_db.records import content_hash
 from dicode.provenance import ROOT, write_figures
@@ -86,6 +87,9 @@ def build_archive(url: str, n: int, seed: int) -> float:
     with repo.sessions.writing() as session:
         while batch := [row for _, row in zip(range(BATCH), rows, strict=False)]:
             session.execute(insert(table), batch)
+        # As every write of the archive does: the change log names each new level.
+        ids = session.scalars(select(Level.id).where(Level.run_id == run.id)).all()
+        log_changes(session, run.id, levels_changed(ids))
     elapsed = time.perf_counter() - started
     with repo.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text("VACUUM ANALYZE levels" if repo.sessions.postgres else "ANALYZE"))

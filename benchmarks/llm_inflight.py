@@ -2,15 +2,20 @@
 
 An OpenAI-compatible HTTP server (`dicode.testing.fake_openai`, the real wire protocol; its
 answers are a seed level's code, so every attempt passes the sandbox) holds each chat call for
-a latency drawn from a lognormal (median ``2 s × scale``, σ 0.5: a 7B coder model writing a
-level on vLLM). The real generator (`Generator.run`, the LLM teacher, the sandbox with engine
-rollouts, a SQLite archive) runs ``attempts`` attempts at each in-flight count. Printed beside
-each: the ideal (in flight / mean attempt latency, an attempt being two model calls), and the
-two ceilings that do not depend on the model: the sandbox (validations per minute, one at a
-time) and the archive (accepted attempts written per minute). Anchor: at 16 in flight,
->= 90 % of the ideal wherever the ideal is below the sandbox's ceiling.
+a latency drawn from a lognormal (median ``2 s × scale``, σ 0.5). The default scale, 10 (median
+20 s), is a 7B coder model on vLLM writing a level's ≈ 800 tokens at ≈ 40 tokens/s per sequence
+under batching; ``--scale 1`` is a model that answers in 2 s, where the sandbox binds early.
+The real generator (`Generator.run`, the LLM teacher, the sandbox with engine rollouts, a
+SQLite archive) keeps each in-flight count going for a warm-up (two median attempts, not
+counted) and then ``--seconds`` counted: levels per minute is the attempts stored inside that
+window, so neither the start nor the drain after the stop dilutes the steady state. Printed
+beside each: the ideal (in flight / mean attempt latency, an attempt being two model calls),
+and the two ceilings that do not depend on the model: the sandbox (validations per minute,
+one at a time) and the archive (accepted attempts written per minute). Anchor: at 16 in
+flight, >= 90 % of the ideal wherever the ideal is below the sandbox's ceiling.
 
-    PYTHONPATH=. python benchmarks/llm_inflight.py [--in-flight 1 4 16 64] [--scale 1.0]
+    PYTHONPATH=. python benchmarks/llm_inflight.py [--in-flight 1 4 16 64] [--scale 10]
+        [--seconds 180]
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from archive_db import ArchiveRepository
@@ -41,6 +46,7 @@ from services.generator.service import Generator
 ANCHOR_IN_FLIGHT = 16
 ANCHOR_SHARE = 0.9
 MEDIAN_S = 2.0
+DEFAULT_SCALE = 10.0
 SIGMA = 0.5
 DESCRIPTION = {
     "reasoning": "The student clears the parent often; vary the garbage.",
@@ -76,8 +82,11 @@ def generator_settings(in_flight: int) -> GeneratorSettings:
 
 
 def measure_in_flight(
-    url: str, validator: Validator, in_flight: int, attempts: int, model: LatencyModel
+    url: str, validator: Validator, in_flight: int, window: Window, model: LatencyModel
 ) -> dict[str, Any]:
+    """Levels per minute in the steady state: the generator keeps ``in_flight`` attempts going
+    for ``warm_s + seconds``; only the attempts stored in the last ``seconds`` count (neither
+    the start, when no attempt has come back yet, nor the drain after the stop)."""
     repo = ArchiveRepository.open(url)
     run = repo.create_run(f"inflight-{in_flight}", domain="tetris", seed=0)
     generator = Generator(
@@ -85,22 +94,42 @@ def measure_in_flight(
     )
     generator.seed_archive()  # untimed: the seeds are validated once per archive
     drawn = len(model.delays)
-    started = time.perf_counter()
-    stats = asyncio.run(generator.run(max_attempts=attempts))
-    elapsed = time.perf_counter() - started
+
+    async def generate() -> float:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(window.warm_s + window.seconds, stop.set)
+        started = time.time()
+        await generator.run(stop)
+        return started
+
+    started = asyncio.run(generate())
     delays = model.delays[drawn:]
+    counted = window_of(started, window)
     generated = [a for a in repo.list_attempts(run.id) if a.teacher != SEED_TEACHER]
+    inside = [a for a in generated if counted[0] <= a.created_at.timestamp() < counted[1]]
     repo.close()
     mean_attempt_s = 2 * sum(delays) / max(len(delays), 1)
+    accepted = sum(a.verdict == "accepted" for a in inside)
     return {
         "in_flight": in_flight,
         "attempts": len(generated),
-        "accepted": stats.accepted,
-        "seconds": round(elapsed, 1),
-        "levels_per_min": round(60 * stats.accepted / elapsed, 1),
+        "counted_attempts": len(inside),
+        "accepted": accepted,
+        "window_s": window.seconds,
+        "levels_per_min": round(60 * accepted / window.seconds, 1),
         "mean_call_latency_s": round(mean_attempt_s / 2, 2),
         "ideal_per_min": round(60 * in_flight / mean_attempt_s, 1),
     }
+
+
+@dataclass(frozen=True)
+class Window:
+    warm_s: float  # run, not counted: the first attempts have not come back yet
+    seconds: float  # counted
+
+
+def window_of(started: float, window: Window) -> tuple[float, float]:
+    return started + window.warm_s, started + window.warm_s + window.seconds
 
 
 def sandbox_ceiling(validator: Validator, n: int) -> float:
@@ -132,16 +161,18 @@ def archive_ceiling(url: str, n: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--in-flight", type=int, nargs="+", default=[1, 4, 16, 64])
-    parser.add_argument("--scale", type=float, default=1.0, help="latency scale (1: median 2 s)")
     parser.add_argument(
-        "--rounds", type=int, default=4, help="attempts per in-flight slot (at least 16 in all)"
+        "--scale", type=float, default=DEFAULT_SCALE, help="latency scale (1: median 2 s)"
     )
+    parser.add_argument("--seconds", type=float, default=180.0, help="counted window per count")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
     load_before = os.getloadavg()[0]
     settings = generator_settings(1)
     model = LatencyModel(args.scale, args.seed)
+    # Two median attempts (two calls each) before counting: the first ones have come back.
+    window = Window(warm_s=4 * MEDIAN_S * args.scale, seconds=args.seconds)
     with (
         FakeOpenAIServer(model="latency-model") as server,
         tempfile.TemporaryDirectory() as tmp,
@@ -158,7 +189,7 @@ def main() -> None:
         rows = []
         for k in args.in_flight:
             url = f"sqlite:///{tmp}/inflight-{k}.sqlite"
-            rows.append(measure_in_flight(url, validator, k, max(16, args.rounds * k), model))
+            rows.append(measure_in_flight(url, validator, k, window, model))
             print(f"  in flight {k}: {rows[-1]}", file=sys.stderr)
         server_peak = server.max_in_flight
 
@@ -184,7 +215,7 @@ def main() -> None:
             "latency": {"distribution": "lognormal", "median_s": MEDIAN_S * args.scale,
                         "sigma": SIGMA, "calls_per_attempt": 2},
             "scale": args.scale,
-            "rounds": args.rounds,
+            "window": asdict(window),
             "sandbox_ceiling_per_min": round(sandbox_per_min, 1),
             "archive_ceiling_per_min": round(archive_per_min, 1),
             "server_peak_in_flight": server_peak,

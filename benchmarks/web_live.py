@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,6 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
+from benchmarks.main_job import main_job
 from benchmarks.web_dashboard import chromium
 from dicode.provenance import ROOT, write_figures
 
@@ -87,16 +85,10 @@ def screenshots(dashboard: WebDriver, lineage: WebDriver) -> list[str]:
 
 def watch(args: argparse.Namespace, runs_dir: Path) -> dict[str, Any]:
     base = f"http://127.0.0.1:{args.port}"
-    command = [
-        str(Path(sys.executable).with_name("dicode")), "run", "--profile", "quick",
-        "--runs-dir", str(runs_dir), "--port", str(args.port), "--no-dashboard",
-        "--minutes", str(args.seconds / 60 + 2),
-    ]  # fmt: skip
     started = time.perf_counter()
-    job = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     rows: list[dict[str, Any]] = []
     moved_s = grew_s = None
-    try:
+    with main_job(runs_dir, args.port, args.seconds / 60 + 2):
         api_s = wait_for_api(base, started, timeout_s=args.seconds)
         with chromium() as dashboard, chromium() as lineage:
             open_run_pages(dashboard, lineage, base)
@@ -116,15 +108,6 @@ def watch(args: argparse.Namespace, runs_dir: Path) -> dict[str, Any]:
                     grew_s = row["t_s"]
                 time.sleep(args.every)
             shots = screenshots(dashboard, lineage)
-    finally:
-        job.send_signal(signal.SIGINT)  # what Ctrl-C does: a clean stop
-        try:
-            _, err = job.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            job.kill()
-            _, err = job.communicate()
-    if job.returncode not in (0, -signal.SIGINT, 130):
-        raise SystemExit(f"dicode run ended with {job.returncode}: {err.decode()[-2000:]}")
     return {
         "api_up_s": round(api_s, 1),
         "first_view": first,

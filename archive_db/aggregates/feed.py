@@ -42,6 +42,15 @@ def log_changes(session: Session, run_id: int, entries: Iterable[ChangeEntry]) -
     session.execute(insert(_CHANGES), rows)
 
 
+def change_cursor(session: Session, run_id: int | None) -> int:
+    """The newest change-log id of a run (of the whole archive when None); 0 before any.
+    Any write to a level or an edge moves it (one index probe)."""
+    newest = select(func.coalesce(func.max(Change.id), 0))
+    if run_id is not None:
+        newest = newest.where(Change.run_id == run_id)
+    return session.scalars(newest).one()
+
+
 def levels_changed(level_ids: Iterable[int]) -> list[ChangeEntry]:
     return [("level", level_id, None) for level_id in level_ids]
 
@@ -60,9 +69,7 @@ class ChangeFeed:
         """Levels (current state) and edges changed after ``cursor``, read as one snapshot."""
         edge = select(LineageEdge.parent_id, LineageEdge.child_id)
         with self._sessions.snapshot() as session:
-            new_cursor = session.scalars(
-                select(func.coalesce(func.max(Change.id), 0)).where(Change.run_id == run_id)
-            ).one()
+            new_cursor = change_cursor(session, run_id)
             if cursor == 0:
                 level_filter = Level.run_id == run_id
                 edges = edge.where(LineageEdge.run_id == run_id).order_by(

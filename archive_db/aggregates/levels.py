@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session
 
-from archive_db.aggregates.feed import levels_changed, log_changes
+from archive_db.aggregates.feed import change_cursor, levels_changed, log_changes
 from archive_db.aggregates.lineage import write_edges
-from archive_db.aggregates.listing import page_of, rows_of
+from archive_db.aggregates.listing import CountCache, count_of, page_of, rows_of
 from archive_db.convert import columns_of, record_from, values_of
 from archive_db.errors import InvalidRecordError, NotFoundError, ParentFullError
 from archive_db.models import STATUS_LETTERS, Level, LineageEdge, Run
@@ -24,6 +24,7 @@ _INFO_COLUMNS = columns_of(LevelInfo, Level)
 class Levels:
     def __init__(self, sessions: Sessions) -> None:
         self._sessions = sessions
+        self._totals = CountCache()
 
     # ------------------------------------------------------------------ writes
     def insert(self, run_id: int, level: NewLevel) -> InsertedLevel:
@@ -157,9 +158,15 @@ class Levels:
 
     def page(self, run_id: int, where: LevelFilter, *, limit: int, offset: int) -> Page[LevelInfo]:
         """One page of `listing` and the number of matching levels, read as one snapshot."""
+        conditions = _conditions(run_id, where)
         with self._sessions.snapshot() as session:
+            total = self._totals.get(
+                (run_id, where),
+                change_cursor(session, run_id),
+                lambda: count_of(session, Level, conditions),
+            )
             return page_of(
-                session, LevelInfo, Level, _conditions(run_id, where), limit=limit, offset=offset
+                session, LevelInfo, Level, conditions, limit=limit, offset=offset, total=total
             )
 
 

@@ -6,6 +6,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Select, func, select
 
+from archive_db.aggregates.feed import change_cursor
+from archive_db.aggregates.listing import CountCache
 from archive_db.models import STATUS_LETTERS, GenerationAttempt, Level, LineageEdge
 from archive_db.records import ArchiveStats
 from archive_db.sessions import Sessions
@@ -16,6 +18,8 @@ Q = TypeVar("Q", bound=Select)
 class Statistics:
     def __init__(self, sessions: Sessions) -> None:
         self._sessions = sessions
+        # Level and edge counts, kept while the change log is still; attempts always counted.
+        self._lineage_counts = CountCache(size=64)
 
     def counts(self, run_id: int | None = None) -> ArchiveStats:
         """Counts for one run, or for the whole archive when ``run_id`` is None."""
@@ -24,12 +28,30 @@ class Statistics:
             return query if run_id is None else query.where(column == run_id)
 
         with self._sessions.snapshot() as session:
-            levels = session.scalar(scoped(select(func.count(Level.id)), Level.run_id))
-            edges = session.scalar(
-                scoped(select(func.count()).select_from(LineageEdge), LineageEdge.run_id)
-            )
-            active = session.scalar(
-                scoped(select(func.count(Level.id)).where(Level.active.is_(True)), Level.run_id)
+
+            def lineage() -> tuple[int, int, int, dict[str, int]]:
+                levels = session.scalar(scoped(select(func.count(Level.id)), Level.run_id))
+                edges = session.scalar(
+                    scoped(select(func.count()).select_from(LineageEdge), LineageEdge.run_id)
+                )
+                active = session.scalar(
+                    scoped(
+                        select(func.count(Level.id)).where(Level.active.is_(True)), Level.run_id
+                    )
+                )
+                by_status = dict.fromkeys(STATUS_LETTERS, 0)
+                by_status.update(
+                    session.execute(
+                        scoped(
+                            select(Level.status, func.count()).group_by(Level.status),
+                            Level.run_id,
+                        )
+                    ).all()
+                )
+                return levels or 0, edges or 0, active or 0, by_status
+
+            levels, edges, active, by_status = self._lineage_counts.get(
+                run_id, change_cursor(session, run_id), lineage
             )
             verdicts: dict[str, int] = dict(
                 session.execute(
@@ -41,17 +63,11 @@ class Statistics:
                     )
                 ).all()
             )
-            by_status = dict.fromkeys(STATUS_LETTERS, 0)
-            by_status.update(
-                session.execute(
-                    scoped(select(Level.status, func.count()).group_by(Level.status), Level.run_id)
-                ).all()
-            )
             return ArchiveStats(
-                levels=levels or 0,
+                levels=levels,
                 accepted=verdicts.get("accepted", 0),
                 rejected=verdicts.get("rejected", 0),
-                edges=edges or 0,
-                active=active or 0,
-                by_status=by_status,
+                edges=edges,
+                active=active,
+                by_status=dict(by_status),
             )

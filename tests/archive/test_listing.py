@@ -186,3 +186,63 @@ def test_records_get_their_own_json_containers(repo: ArchiveRepository) -> None:
         copied = record_from(RunInfo, row)
         assert copied.config == row.config and copied.config is not row.config
     assert [f.name for f in fields(RunInfo)] == list(field_names(RunInfo))
+
+
+def test_cached_counts_follow_every_write_of_another_process(archive_url: str) -> None:
+    """Page totals and run counts are cached by the run's change-log cursor: each kind of
+    write, made through another repository (as the student and generator do beside the API),
+    shows in the reader's next page and counts."""
+    reader, writer = ArchiveRepository.open(archive_url), ArchiveRepository.open(archive_url)
+    run, ids = fill(writer, n=12)
+
+    def seen() -> tuple[int, ...]:
+        stats = reader.stats(run)
+        return (
+            reader.page_levels(run, limit=1).total,
+            reader.page_levels(run, status="A", limit=1).total,
+            reader.page_levels(run, sampled=True, limit=1).total,
+            reader.page_levels(run, active=True, limit=1).total,
+            stats.levels,
+            stats.by_status["A"],
+            stats.active,
+            stats.edges,
+        )
+
+    def truth() -> tuple[int, ...]:
+        levels = writer.list_levels(run)
+        return (
+            len(levels),
+            sum(level.status == "A" for level in levels),
+            sum(level.times_sampled > 0 for level in levels),
+            sum(level.active for level in levels),
+            len(levels),
+            sum(level.status == "A" for level in levels),
+            sum(level.active for level in levels),
+            len(writer.load_graph_snapshot(run).edges),
+        )
+
+    writes = [
+        lambda: writer.record_attempt(
+            run,
+            NewAttempt(teacher="mutation", stage_reached="done", verdict="accepted"),
+            NewLevel(
+                domain="tetris",
+                content_hash=content_hash("new"),
+                teacher="mutation",
+                parent_ids=(ids[0],),
+            ),
+        ),
+        lambda: writer.update_level(ids[1], status="A"),  # B (fill) → A
+        lambda: writer.mark_sampled([ids[2], ids[3]], step=7),  # ids[3] never sampled
+        lambda: writer.set_active(ids[4], True),
+        lambda: writer.record_evaluation(
+            ids[5], student_iteration=1, episodes=4, successes=4  # B (fill) → A
+        ),
+    ]
+    assert seen() == truth()
+    for write in writes:
+        before = seen()
+        write()
+        assert seen() == truth() != before
+    reader.close()
+    writer.close()
