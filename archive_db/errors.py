@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import time
+
 
 class ArchiveError(Exception):
     """Base class of the archive's own errors."""
@@ -28,3 +31,23 @@ def is_unreachable(error: BaseException) -> bool:
     if isinstance(error, exc.OperationalError | exc.InterfaceError):
         return True
     return isinstance(error, exc.DBAPIError) and bool(error.connection_invalidated)
+
+
+class Outage:
+    """One service's view of an archive outage: says when it began (once) and, when the
+    archive answers again, how long the service was blind."""
+
+    def __init__(self, log: logging.Logger) -> None:
+        self._log = log
+        self._since: float | None = None  # monotonic seconds
+
+    def began(self, error: BaseException) -> None:
+        if self._since is None:
+            self._since = time.monotonic()
+            self._log.error("archive unreachable, waiting for it: %s", str(error).splitlines()[0])
+
+    def ended(self) -> None:
+        if self._since is not None:
+            blind = time.monotonic() - self._since
+            self._log.warning("archive reachable again after %.1f s", blind)
+            self._since = None

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from archive_db import ArchiveRepository
-from archive_db.errors import ParentFullError, is_unreachable
+from archive_db.errors import Outage, ParentFullError, is_unreachable
 from archive_db.kinds import GENERATOR_STAGE, SEED_TEACHER, TARGET_EVENT
 from archive_db.recording import attempt_rows, record_result
 from dicode import domains
@@ -142,7 +142,7 @@ class Generator:
         self.view = LineageView()
         self.stats = GeneratorStats()
         self._held_until = 0.0  # no attempt starts before this (monotonic seconds)
-        self._unreachable_since: float | None = None  # the archive is down since (monotonic)
+        self._outage = Outage(log)
         # Parent draws differ per process start (seeded by run seed and attempts so far).
         key = [seed, self._attempt_count()] + ([] if stream is None else [stream])
         self._rng = np.random.default_rng(key)
@@ -223,14 +223,9 @@ class Generator:
         except Exception as error:
             if not is_unreachable(error):
                 raise
-            if self._unreachable_since is None:
-                self._unreachable_since = time.monotonic()
-                log.error("archive unreachable, waiting for it: %s", str(error).splitlines()[0])
+            self._outage.began(error)
             return False
-        if self._unreachable_since is not None:
-            blind = time.monotonic() - self._unreachable_since
-            log.warning("archive reachable again after %.1f s", blind)
-            self._unreachable_since = None
+        self._outage.ended()
         return allowed
 
     def generate(self, attempts: int) -> GeneratorStats:

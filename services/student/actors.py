@@ -20,7 +20,7 @@ import ray
 from ray.util import metrics
 
 from archive_db import ArchiveRepository
-from archive_db.errors import is_unreachable
+from archive_db.errors import Outage, is_unreachable
 from dicode import domains
 from dicode.settings import RunSettings
 from services.placement import current_node
@@ -35,8 +35,8 @@ def wait_for_archive(
 ) -> None:
     """Block until the archive answers again (or ``stop`` is set), after ``error`` said it is
     unreachable."""
-    started = time.monotonic()
-    log.error("archive unreachable, waiting for it: %s", str(error).splitlines()[0])
+    outage = Outage(log)
+    outage.began(error)
     while not stop.wait(poll_s):
         try:
             repo.list_runs()
@@ -44,7 +44,7 @@ def wait_for_archive(
             if not is_unreachable(again):
                 raise
             continue
-        log.warning("archive reachable again after %.1f s", time.monotonic() - started)
+        outage.ended()
         return
 
 

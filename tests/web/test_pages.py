@@ -6,6 +6,8 @@ Each test leaves a screenshot in docs/figures/web/."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import httpx
 import pytest
 from selenium.webdriver.common.by import By
@@ -32,6 +34,15 @@ def test_index_links_to_the_browser(site: Site, browser: WebDriver) -> None:
     browser.get(open_index)
     WebDriverWait(browser, 20).until(lambda b: count(b, "#run-pages a") == 3)
     assert severe_console(browser) == []
+    # The newest run is selected; its pages are addressed, and titled, by its name.
+    newest = httpx.get(f"{site.url}/api/runs").json()[-1]["name"]
+    dashboard = browser.find_element(By.CSS_SELECTOR, "#run-pages a")
+    assert dashboard.get_attribute("href") == f"{site.url}/runs/{quote(newest, safe='')}"
+    dashboard.click()
+    WebDriverWait(browser, 20).until(
+        lambda b: b.execute_script("return document.body.dataset.ready")
+    )
+    assert browser.find_element(By.TAG_NAME, "h1").text == f"dicode archive · {newest}"
 
 
 def test_dashboard_draws_the_run(site: Site, browser: WebDriver) -> None:
