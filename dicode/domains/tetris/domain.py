@@ -46,8 +46,8 @@ _PROFILES = {
     "llm": RunSettings(
         profile="llm",
         domain="tetris",
-        # 16 attempts in flight keep the serial sandbox busy at a 2 s model latency
-        # (benchmarks/llm_inflight.py); more only queue at the sandbox.
+        # 16 in flight: the most that stays model-bound (96 % of ideal) for a model answering
+        # in 2 s; at 64 the serial sandbox binds (benchmarks/llm_inflight.py).
         generator=GeneratorSettings(teacher="llm", in_flight=16, max_untrained=16),
         student=StudentSettings(ppo=_QUICK_PPO),
         evaluator=EvaluatorSettings(games=20, max_steps=1000, every_s=60.0),
