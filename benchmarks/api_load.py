@@ -22,7 +22,7 @@ once (untimed), four phases of ``--seconds``:
 Prints p50/p95/p99 and errors per route for phases 2 and 4 beside the anchor (p95 of the
 level listing <= 100 ms at 100,000 levels under 50 readers: phase 2), and the student's env
 steps per second of session time in each phase (sessions that began and ended inside it).
-Writes ``docs/figures/api_load.json``.
+Writes ``docs/figures/api_load.json`` (``api_load_postgresql.json`` with ``--db``).
 
     PYTHONPATH=. python benchmarks/api_load.py [--readers 50] [--seconds 60] [--think 1]
         [--db postgresql+psycopg://…]
@@ -280,7 +280,7 @@ def main() -> None:
     print(f"anchor: p95 of the {ANCHOR_ROUTE} under {args.readers} readers {anchor:.1f} ms vs "
           f"<= {ANCHOR_P95_MS:.0f} ms: {'met' if met else 'MISSED'}")
     path = write_figures(
-        "api_load",
+        "api_load" if args.db is None else "api_load_postgresql",  # one file per backend
         {
             "backend": backend,
             "levels": args.levels,
