@@ -80,6 +80,12 @@ def generator_settings(in_flight: int) -> GeneratorSettings:
     return replace(profile("llm").generator, in_flight=in_flight, max_untrained=10**6)
 
 
+@dataclass(frozen=True)
+class Window:
+    warm_s: float  # run, not counted: the first attempts have not come back yet
+    seconds: float  # counted
+
+
 def measure_in_flight(
     url: str, validator: Validator, in_flight: int, window: Window, model: LatencyModel
 ) -> dict[str, Any]:
@@ -103,9 +109,9 @@ def measure_in_flight(
 
     started = asyncio.run(generate())
     delays = model.delays[drawn:]
-    counted = window_of(started, window)
+    first = started + window.warm_s
     generated = [a for a in repo.list_attempts(run.id) if a.teacher != SEED_TEACHER]
-    inside = [a for a in generated if counted[0] <= a.created_at.timestamp() < counted[1]]
+    inside = [a for a in generated if first <= a.created_at.timestamp() < first + window.seconds]
     repo.close()
     mean_attempt_s = 2 * sum(delays) / max(len(delays), 1)
     accepted = sum(a.verdict == "accepted" for a in inside)
@@ -119,16 +125,6 @@ def measure_in_flight(
         "mean_call_latency_s": round(mean_attempt_s / 2, 2),
         "ideal_per_min": round(60 * in_flight / mean_attempt_s, 1),
     }
-
-
-@dataclass(frozen=True)
-class Window:
-    warm_s: float  # run, not counted: the first attempts have not come back yet
-    seconds: float  # counted
-
-
-def window_of(started: float, window: Window) -> tuple[float, float]:
-    return started + window.warm_s, started + window.warm_s + window.seconds
 
 
 def sandbox_ceiling(validator: Validator, n: int) -> float:
