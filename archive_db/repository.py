@@ -268,8 +268,10 @@ class ArchiveRepository:
         successes: int,
         mean_return: float | None = None,
         per_goal: dict[str, Any] | None = None,
+        min_sessions: int = 1,
     ) -> EvaluationInfo:
-        """Store a measurement and refresh the level's success rate, status letter and score."""
+        """Store a measurement and refresh the level's success rate, status letter and score
+        (A or D only after ``min_sessions`` measured sessions)."""
         return self.evaluations.record(
             level_id,
             student_iteration=student_iteration,
@@ -277,6 +279,7 @@ class ArchiveRepository:
             successes=successes,
             mean_return=mean_return,
             per_goal=per_goal,
+            min_sessions=min_sessions,
         )
 
     def level_history(self, level_id: int) -> list[EvaluationInfo]:

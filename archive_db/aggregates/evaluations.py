@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from archive_db.aggregates.feed import levels_changed, log_changes
 from archive_db.convert import record_from
@@ -13,7 +13,7 @@ from archive_db.errors import InvalidRecordError
 from archive_db.models import Evaluation, Level
 from archive_db.records import EvaluationInfo
 from archive_db.sessions import Sessions, require
-from dicode.archive.status import learnability, status_letter
+from dicode.archive.status import judged_status, learnability
 
 
 class Evaluations:
@@ -29,11 +29,13 @@ class Evaluations:
         successes: int,
         mean_return: float | None = None,
         per_goal: dict[str, Any] | None = None,
+        min_sessions: int = 1,
     ) -> EvaluationInfo:
         """Store a measurement and refresh the level's success rate, status letter and score.
 
         Success rate = successes / episodes (None when no episode finished, i.e. status D and
-        learnability 0); score = learnability p(1−p).
+        learnability 0); score = learnability p(1−p). The letter may say A or D only once the
+        level has ``min_sessions`` measurements with a finished episode (`judged_status`).
         """
         if episodes < 0 or not 0 <= successes <= episodes:
             raise InvalidRecordError(
@@ -52,9 +54,14 @@ class Evaluations:
                 mean_return=mean_return,
                 per_goal=per_goal or {},
             )
+            measured = session.scalar(
+                select(func.count())
+                .select_from(Evaluation)
+                .where(Evaluation.level_id == level_id, Evaluation.episodes > 0)
+            )
             session.add(row)
             level.success_rate = rate
-            level.status = status_letter(rate)
+            level.status = judged_status(rate, int(measured or 0) + (episodes > 0), min_sessions)
             level.score = learnability(rate)
             session.flush()
             log_changes(session, level.run_id, levels_changed([level_id]))

@@ -20,6 +20,16 @@ def status_letter(success_rate: float | None) -> str:
     return "D"
 
 
+def judged_status(success_rate: float | None, sessions: int, min_sessions: int = 1) -> str:
+    """`status_letter` once the level was measured in ``min_sessions`` sessions; before that
+    one session's episodes do not judge it: A is held at B, D at C (still learning). No data
+    at all stays D (unplayed, not judged unlearnable)."""
+    letter = status_letter(success_rate)
+    if sessions >= min_sessions or success_rate is None or success_rate != success_rate:
+        return letter
+    return {"A": "B", "D": "C"}.get(letter, letter)
+
+
 def learnability(success_rate: float | None) -> float:
     """p(1−p) with p the success rate; no data counts as p = 0 (learnability 0)."""
     if success_rate is None or success_rate != success_rate:

@@ -44,6 +44,7 @@ class TrainingStore(ActiveSetStore, Protocol):
         successes: int,
         mean_return: float | None = None,
         per_goal: dict[str, Any] | None = None,
+        min_sessions: int = 1,
     ) -> object: ...
 
     def mark_sampled(self, level_ids: Sequence[int], step: int) -> None: ...

@@ -5,13 +5,16 @@ Before every session the target game keeps its share of the slots
 
 | rule | the free slots |
 |---|---|
-| ``dicode`` | new levels first, then PLR replay over the archive's active set |
-| ``plr`` | new levels first, then PLR replay over every measured level |
-| ``sfl`` | new levels first, then uniform over the ``top_k`` most learnable measured levels |
+| ``dicode`` | new levels up to ``new_share``, PLR replay over the archive's active set |
+| ``plr`` | new levels up to ``new_share``, PLR replay over every measured level |
+| ``sfl`` | new levels up to ``new_share``, uniform over the ``top_k`` most learnable measured |
 | ``dr`` | uniform over every level (domain randomisation) |
 
-After the session every trained level's outcome is stored as an evaluation (success rate,
-status letter, learnability, the world's per-episode means) and the levels are stamped as
+(``dicode.student.curriculum``: new levels fill replay's part only while there is too little
+to replay; ``state.counts`` tallies target / new / replay slot-sessions.) After the session
+every trained level's outcome is stored as an evaluation (success rate, status letter —
+A or D only after ``CurriculumConfig.min_sessions`` measured sessions —, learnability, the
+world's per-episode means) and the levels are stamped as
 sampled; with ``admit`` on, each measured level is offered to the active set by DiCode's
 admission rule (``dicode.archive.active_set.admit_measured``). Pools come from the stored
 bundles through the world's ``Domain.decode_pool`` (cached). Whoever writes levels into the run
@@ -35,6 +38,7 @@ from dicode.student.curriculum import (
     TARGET,
     CurriculumConfig,
     CurriculumState,
+    SlotCounts,
     plan_learnable,
     plan_slots,
     plan_uniform,
@@ -142,6 +146,11 @@ class ArchiveSchedule:
             self._pools[level_id] = self.domain.decode_pool(LevelBundle.from_bytes(data))
         return self._pools[level_id]
 
+    @property
+    def counts(self) -> SlotCounts:
+        """Target / new / replay slot-sessions planned so far."""
+        return self.state.counts if self.state is not None else SlotCounts()
+
     def plan(self, iteration: int, slot_levels: Sequence[int]) -> dict[int, tuple[int, Any]]:
         if self.state is None:  # first session: start from what the slots hold now
             self.state = CurriculumState(slot_levels=tuple(int(x) for x in slot_levels))
@@ -165,6 +174,7 @@ class ArchiveSchedule:
                 successes=o.successes,
                 mean_return=o.mean_return,
                 per_goal=o.means(),
+                min_sessions=self.mix.min_sessions,
             )
         if trained:
             self.store.mark_sampled(trained, iteration)

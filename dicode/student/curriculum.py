@@ -2,11 +2,20 @@
 
 Per session (a few PPO iterations with fixed slots):
 - ``target_fraction`` of the slots (at least one) play the target game;
-- the other slots take **new levels first** (every level is trained at least once), then levels
-  drawn by PLR replay from the active set (``dicode.archive.replay``: rank of learnability
-  mixed with staleness); with fewer distinct levels than slots, the chosen ones repeat.
+- of the other (free) slots, at most ``new_share`` go to levels never trained, in arrival order
+  — a running quota over the run's non-target slot-sessions, so one free slot at share 0.5
+  takes a new level every other session;
+- the rest are drawn by PLR replay from the active set (``dicode.archive.replay``: rank of
+  learnability mixed with staleness, ρ = 0.3, β = 1 as in the paper). DiCode draws 15 of 100
+  active levels while a slow LLM adds a few new ones; a fast teacher must not turn that mix
+  into "new levels only";
+- when the active set holds too few levels for replay's part, new levels fill it (counted
+  in ``SlotCounts.new_over_share``); with fewer distinct levels than slots, they repeat.
+Every plan adds its slots to ``SlotCounts`` (target / new / replay slot-sessions), which the
+run's record reports beside the distinct levels trained.
 After the session, finished episodes give each level its success rate and mean return
-(`dicode.student.tally`), which the archive schedule writes back as evaluations; the target's
+(`dicode.student.tally`), which the archive schedule writes back as evaluations (a status may
+say mastered or unlearnable only after ``min_sessions`` measured sessions); the target's
 mean return becomes the next ``R_prev`` of the completion bonus.
 Two other mixers serve the benchmark's baselines: :func:`plan_uniform` (domain randomisation)
 and :func:`plan_learnable` (sampling for learnability); all three end in :func:`place_levels`.
@@ -15,6 +24,7 @@ NumPy only: the world's trainer turns the chosen levels into slot arrays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -31,12 +41,45 @@ class CurriculumConfig:
     """How the slots are shared out."""
 
     target_fraction: float = 0.2  # share of slots on the target game (DiCode: 20 %)
+    # Most of the non-target slot-sessions that may go to never-trained levels (the rest is
+    # replay); DiCode's slow teacher leaves most of them to replay.
+    new_share: float = 0.5
+    # Measured sessions before a level's status may say mastered (A) or unlearnable (D).
+    min_sessions: int = 2
     staleness_coef: float = 0.3  # PLR ρ
     temperature: float = 1.0  # PLR β
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.target_fraction <= 1.0:
             raise ValueError(f"target_fraction must be in [0, 1], got {self.target_fraction}")
+        if not 0.0 <= self.new_share <= 1.0:
+            raise ValueError(f"new_share must be in [0, 1], got {self.new_share}")
+        if self.min_sessions < 1:
+            raise ValueError(f"min_sessions must be at least 1, got {self.min_sessions}")
+
+
+@dataclass(frozen=True)
+class SlotCounts:
+    """Slot-sessions so far by what filled them (one slot for one session counts 1)."""
+
+    target: int = 0  # the target game (its share, and free slots with nothing to play)
+    new: int = 0  # a level never trained before
+    replay: int = 0  # a level trained before, drawn again
+    new_over_share: int = 0  # new ones beyond ``new_share``: replay had too few levels
+
+    @property
+    def replay_share(self) -> float:
+        """Replay's share of the non-target slot-sessions (NaN before any)."""
+        free = self.new + self.replay
+        return self.replay / free if free else float("nan")
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "target": self.target,
+            "new": self.new,
+            "replay": self.replay,
+            "new_over_share": self.new_over_share,
+        }
 
 
 @dataclass(frozen=True)
@@ -46,11 +89,21 @@ class CurriculumState:
     buffer: replay.ReplayBuffer = field(default_factory=lambda: replay.make_buffer([], []))
     trained: frozenset[int] = frozenset()
     slot_levels: tuple[int, ...] = ()
+    counts: SlotCounts = SlotCounts()
 
 
 def num_target_slots(num_slots: int, config: CurriculumConfig) -> int:
     """Slots given to the target game: ``round(fraction * S)``, at least one."""
     return min(num_slots, max(1, round(config.target_fraction * num_slots)))
+
+
+def new_quota(counts: SlotCounts, free: int, new_share: float) -> int:
+    """How many of this session's ``free`` slots may take never-trained levels: as many as keep
+    the new slot-sessions ≤ ``new_share`` of all non-target ones, this session's included.
+    A running quota, so shares below one slot per session still add up (1 slot, 0.5: 0, 1, 0, …)."""
+    so_far = counts.new + counts.replay
+    allowed = math.floor(new_share * (so_far + free) - counts.new + 1e-9)
+    return min(free, max(0, allowed))
 
 
 def plan_slots(
@@ -62,7 +115,7 @@ def plan_slots(
     rng: np.random.Generator,
     config: CurriculumConfig = CurriculumConfig(),
 ) -> tuple[np.ndarray, np.ndarray, CurriculumState]:
-    """Assign a level (or ``TARGET``) to every slot for the next session.
+    """Assign a level (or ``TARGET``) to every slot for the next session (module docstring).
 
     ``new_levels``: accepted levels in arrival order (those already trained are skipped);
     ``active_ids``/``active_scores``: the active set and its replay scores (learnability).
@@ -70,17 +123,26 @@ def plan_slots(
     level changed, so its environments restart on the new level.
     """
     free = num_slots - num_target_slots(num_slots, config)
-    fresh = [lvl for lvl in dict.fromkeys(new_levels) if lvl not in state.trained][:free]
-    buffer = replay.sync_levels(state.buffer, active_ids, active_scores)
-    chosen: list[int] = list(fresh)
-    want = free - len(fresh)
-    if want > 0 and buffer.level_ids.size:
-        # Replay draws distinct levels; the newcomers just placed are not drawn twice.
-        drawn, buffer = replay.sample_replay(
-            buffer, rng, want, config.staleness_coef, config.temperature
+    fresh = [lvl for lvl in dict.fromkeys(new_levels) if lvl not in state.trained]
+    n_new = min(new_quota(state.counts, free, config.new_share), len(fresh))
+    # Replay draws distinct levels, never one of the waiting newcomers (their turn is the quota).
+    waiting = set(fresh)
+    keep = [i for i, lvl in enumerate(active_ids) if lvl not in waiting]
+    buffer = replay.sync_levels(
+        state.buffer, [active_ids[i] for i in keep], [active_scores[i] for i in keep]
+    )
+    n_replay = min(free - n_new, int(buffer.level_ids.size))
+    drawn: list[int] = []
+    if n_replay > 0:
+        ids, buffer = replay.sample_replay(
+            buffer, rng, n_replay, config.staleness_coef, config.temperature
         )
-        chosen += [int(x) for x in drawn if int(x) not in fresh]
-    return place_levels(replace(state, buffer=buffer), num_slots, chosen, config)
+        drawn = [int(x) for x in ids]
+    # Too few levels to replay: newcomers may fill the rest rather than repeat the few.
+    n_fill = min(free - n_new - len(drawn), len(fresh) - n_new)
+    chosen = fresh[: n_new + n_fill] + drawn
+    slots, reset, placed = place_levels(replace(state, buffer=buffer), num_slots, chosen, config)
+    return slots, reset, _count_over_share(state, placed, n_new)
 
 
 def place_levels(
@@ -90,17 +152,29 @@ def place_levels(
     config: CurriculumConfig = CurriculumConfig(),
 ) -> tuple[np.ndarray, np.ndarray, CurriculumState]:
     """The target's slots first, then ``chosen`` over the free slots (repeated cyclically;
-    the target game when nothing was chosen). Returns what :func:`plan_slots` returns."""
+    the target game when nothing was chosen). Returns what :func:`plan_slots` returns, with
+    the slots added to ``state.counts`` (a level not in ``state.trained`` counts as new, any
+    other as replay, whichever rule chose it)."""
     n_target = num_target_slots(num_slots, config)
     free = num_slots - n_target
     others = [chosen[i % len(chosen)] for i in range(free)] if chosen else [TARGET] * free
     slot_levels = np.array([TARGET] * n_target + others, dtype=np.int64)
     previous = np.array(state.slot_levels or [TARGET - 1] * num_slots, dtype=np.int64)
     slot_reset = slot_levels != previous
+    levels = [int(x) for x in slot_levels]
+    new = sum(1 for x in levels if x != TARGET and x not in state.trained)
+    targets = levels.count(TARGET)
+    counts = replace(
+        state.counts,
+        target=state.counts.target + targets,
+        new=state.counts.new + new,
+        replay=state.counts.replay + num_slots - targets - new,
+    )
     new_state = replace(
         state,
-        trained=state.trained | frozenset(int(x) for x in slot_levels if x != TARGET),
-        slot_levels=tuple(int(x) for x in slot_levels),
+        trained=state.trained | frozenset(x for x in levels if x != TARGET),
+        slot_levels=tuple(levels),
+        counts=counts,
     )
     return slot_levels, slot_reset, new_state
 
@@ -135,17 +209,30 @@ def plan_learnable(
     """Sampling for learnability (SFL; Rutherford et al. 2024, "No Regrets: Investigating and
     Improving Regret Approximations for Curriculum Discovery", NeurIPS, arXiv:2408.15099).
 
-    New levels first (SFL's share of fresh random levels, which is also how a level gets its
-    success rate measured); the other free slots are drawn uniformly, without replacement,
-    from the ``top_k`` measured levels of highest learnability p(1−p) (ties: the lower id).
+    New levels take the same running quota as in :func:`plan_slots` (SFL's share of fresh
+    random levels, which is also how a level gets its success rate measured); the other free
+    slots are drawn uniformly, without replacement, from the ``top_k`` measured levels of
+    highest learnability p(1−p) (ties: the lower id); newcomers fill what that leaves empty.
     """
     free = num_slots - num_target_slots(num_slots, config)
-    fresh = [lvl for lvl in dict.fromkeys(new_levels) if lvl not in state.trained][:free]
+    fresh = [lvl for lvl in dict.fromkeys(new_levels) if lvl not in state.trained]
+    n_new = min(new_quota(state.counts, free, config.new_share), len(fresh))
     ids = np.asarray(measured_ids, dtype=np.int64)
     scores = np.array([learnability(p) for p in measured_success], dtype=np.float64)
     keep = ~np.isin(ids, fresh)
     ids, scores = ids[keep], scores[keep]
     order = np.lexsort((ids, -scores))[:top_k]
-    want = min(free - len(fresh), order.size)
+    want = min(free - n_new, order.size)
     drawn = rng.choice(ids[order], size=want, replace=False).tolist() if want > 0 else []
-    return place_levels(state, num_slots, fresh + drawn, config)
+    n_fill = min(free - n_new - len(drawn), len(fresh) - n_new)
+    slots, reset, placed = place_levels(state, num_slots, fresh[: n_new + n_fill] + drawn, config)
+    return slots, reset, _count_over_share(state, placed, n_new)
+
+
+def _count_over_share(
+    before: CurriculumState, after: CurriculumState, quota: int
+) -> CurriculumState:
+    """``after`` with the session's new slot-sessions beyond ``quota`` counted as over share."""
+    over = max(0, after.counts.new - before.counts.new - quota)
+    counts = replace(after.counts, new_over_share=after.counts.new_over_share + over)
+    return replace(after, counts=counts)

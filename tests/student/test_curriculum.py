@@ -1,4 +1,4 @@
-"""The training mixture: target share, new levels first, PLR replay, per-level outcomes."""
+"""The training mixture: target share, new levels up to their share, PLR replay, outcomes."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from dicode.student.curriculum import (
     TARGET,
     CurriculumConfig,
     CurriculumState,
+    SlotCounts,
+    new_quota,
     num_target_slots,
     plan_learnable,
     plan_slots,
@@ -31,22 +33,47 @@ def test_a_fifth_of_the_slots_play_the_target_game() -> None:
     assert num_target_slots(10, CurriculumConfig(target_fraction=0.5)) == 5
 
 
-def test_new_levels_come_first_then_replay_fills_the_rest() -> None:
+def test_new_levels_take_at_most_their_share_and_replay_the_rest() -> None:
     rng = np.random.default_rng(0)
     slots, reset, state = plan_slots(
         CurriculumState(),
         5,
-        new_levels=[7],
+        new_levels=[7, 8, 9],
         active_ids=[1, 2, 3],
         active_scores=[0.25, 0, 0.1],
         rng=rng,
     )
-    assert slots[0] == TARGET and slots[1] == 7
-    assert set(slots[2:].tolist()) <= {1, 2, 3} and len(set(slots[2:].tolist())) == 3
+    # 4 free slots, new_share 0.5: the two oldest newcomers, then two replayed levels.
+    assert slots[0] == TARGET and slots[1:3].tolist() == [7, 8]
+    assert set(slots[3:].tolist()) <= {1, 2, 3} and len(set(slots[3:].tolist())) == 2
     assert reset.all()  # every slot changed from the empty start
-    # Next session: 7 was trained, so it is not "new" any more.
-    slots2, _, _ = plan_slots(state, 5, [7], [1, 2, 3], [0.25, 0, 0.1], rng)
-    assert 7 not in slots2.tolist()
+    # 1–3 were never trained, so this first session counts them new too (and over the share).
+    assert state.counts == SlotCounts(target=1, new=4, replay=0, new_over_share=2)
+    # Next session: 7 and 8 were trained, so 9 waits for its turn; 1–3 are replay now.
+    slots2, _, state2 = plan_slots(state, 5, [7, 8, 9], [1, 2, 3], [0.25, 0, 0.1], rng)
+    assert 7 not in slots2.tolist() and 8 not in slots2.tolist()
+    assert state2.counts.new + state2.counts.replay == 8
+
+
+def test_the_new_quota_runs_over_sessions() -> None:
+    assert new_quota(SlotCounts(), 4, 0.5) == 2
+    assert new_quota(SlotCounts(), 1, 0.5) == 0  # one free slot: every other session
+    assert new_quota(SlotCounts(new=0, replay=1), 1, 0.5) == 1
+    assert new_quota(SlotCounts(new=1, replay=1), 1, 0.5) == 0
+    assert new_quota(SlotCounts(new=4, replay=0), 4, 0.5) == 0  # over share earlier: caught up
+    assert new_quota(SlotCounts(new=3, replay=7), 3, 0.0) == 0
+    assert new_quota(SlotCounts(), 3, 1.0) == 3
+
+
+def test_newcomers_fill_what_replay_cannot() -> None:
+    rng = np.random.default_rng(0)
+    slots, _, state = plan_slots(CurriculumState(), 5, [7, 8, 9, 10, 11], [], [], rng)
+    assert slots.tolist() == [TARGET, 7, 8, 9, 10]  # nothing to replay yet
+    assert state.counts.new == 4 and state.counts.new_over_share == 2
+    # One level to replay: it takes one slot, the rest goes to the last newcomer and repeats.
+    slots, _, state = plan_slots(state, 5, [7, 8, 9, 10, 11], [7], [0.2], rng)
+    assert sorted(slots[1:].tolist()) == [7, 7, 11, 11]
+    assert state.counts.replay == 2 and state.counts.new == 6
 
 
 def test_unchanged_slots_are_not_reset() -> None:
@@ -76,20 +103,27 @@ def test_replay_prefers_learnable_levels() -> None:
 @given(
     num_slots=st.integers(2, 12),
     new=st.lists(st.integers(0, 200), max_size=40, unique=True),
+    share=st.sampled_from([0.25, 0.5, 1.0]),
     seed=st.integers(0, 1000),
 )
-def test_every_new_level_is_trained_within_its_turn(
-    num_slots: int, new: list[int], seed: int
+def test_new_levels_stay_within_their_share_and_are_all_trained(
+    num_slots: int, new: list[int], share: float, seed: int
 ) -> None:
     rng = np.random.default_rng(seed)
-    config = CurriculumConfig()
+    config = CurriculumConfig(new_share=share)
     free = num_slots - num_target_slots(num_slots, config)
-    state = CurriculumState()
-    sessions = -(-len(new) // free) if new else 0
-    for _ in range(sessions):
-        slots, _, state = plan_slots(state, num_slots, new, new, [0.1] * len(new), rng, config)
+    replayable = [1000 + i for i in range(free)]  # enough to replay in every session
+    state = CurriculumState(trained=frozenset(replayable))
+    sessions = 0
+    while not set(new) <= state.trained:
+        slots, _, state = plan_slots(state, num_slots, new, replayable, [0.1] * free, rng, config)
         assert (slots == TARGET).sum() == num_target_slots(num_slots, config)
-    assert set(new) <= state.trained
+        sessions += 1
+        counts = state.counts
+        # Within the share (up to the part of one session the quota rounds away).
+        assert counts.new_over_share == 0  # there was always enough to replay
+        assert counts.new <= share * (counts.new + counts.replay) + 1e-9
+        assert sessions <= len(new) / (share * free) + 1  # every newcomer's turn comes
 
 
 def test_build_slots_stacks_fixed_shapes_whatever_the_pool_sizes() -> None:
