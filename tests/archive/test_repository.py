@@ -158,6 +158,18 @@ def test_evaluations_update_status_score_and_history(repo: ArchiveRepository) ->
         repo.record_evaluation(lid, student_iteration=4, episodes=3, successes=5)
 
 
+def test_a_status_says_mastered_only_after_min_sessions(repo: ArchiveRepository) -> None:
+    run = repo.create_run("r", domain="tetris", seed=0)
+    lid = repo.insert_level(run.id, level("x")).id
+    record = {"episodes": 10, "successes": 10, "min_sessions": 2}
+    repo.record_evaluation(lid, student_iteration=1, **record)
+    assert repo.get_level(lid).status == "B"  # one session: not judged yet
+    repo.record_evaluation(lid, student_iteration=2, episodes=0, successes=0, min_sessions=2)
+    assert repo.get_level(lid).status == "D"  # no data (and it measures nothing)
+    repo.record_evaluation(lid, student_iteration=3, **record)
+    assert repo.get_level(lid).status == "A"  # the second session with finished episodes
+
+
 def test_sampling_marks_scores_checkpoints_and_events(repo: ArchiveRepository) -> None:
     run = repo.create_run("r", domain="tetris", seed=0)
     a = repo.insert_level(run.id, level("a")).id

@@ -1,5 +1,5 @@
 """DiCode's slot rule for the Craftax student over a real SQLite archive: sandbox-validated seed
-levels go in, new levels are trained first, outcomes come back as evaluations and active-set
+levels go in, new levels are trained, outcomes come back as evaluations and active-set
 admissions, and replay draws from the active set once nothing is new."""
 
 from __future__ import annotations
@@ -47,22 +47,23 @@ def _ids(repo: ArchiveRepository, run_id: int) -> list[int]:
     return [level.id for level in repo.list_levels(run_id)]
 
 
-def _schedule(repo: ArchiveRepository, run_id: int) -> ArchiveSchedule:
+def _schedule(repo: ArchiveRepository, run_id: int, new_share: float = 0.5) -> ArchiveSchedule:
     return ArchiveSchedule(
         repo,
         run_id,
         CRAFTAX,
         archive=ArchiveConfig(active_capacity=4),
-        mix=CurriculumConfig(target_fraction=0.5),
+        mix=CurriculumConfig(target_fraction=0.5, new_share=new_share),
     )
 
 
-def test_new_levels_train_first_and_come_back_as_evaluations(
+def test_new_levels_train_and_come_back_as_evaluations(
     loop: StudentLoop, archive: tuple[ArchiveRepository, int]
 ) -> None:
     repo, run_id = archive
     first, second = _ids(repo, run_id)
-    schedule = _schedule(repo, run_id)
+    # Every free slot-session may go to a new level: both levels in turn, no replay between.
+    schedule = _schedule(repo, run_id, new_share=1.0)
     loop.schedule = schedule
     ppo = loop.trainer.ppo  # type: ignore[attr-defined]
     traces = ppo.trace_count
