@@ -8,14 +8,19 @@ An experiment (``EXPERIMENTS``) names a world, a step budget, training seeds and
 curriculum method of ``services/curricula.py`` with its configuration. Every (variant, seed) run
 trains one student for the same env steps and is scored on the world's target protocol; its
 record — variant, method, seed, budget, the target figures (headline first) with the per-skill
-ones, the headline's learning curve, what the teacher produced, the cost, the whole config and
+ones, the headline's figure (mean of the last three evaluations, the final one beside it), the
+headline's learning curve, what the teacher produced, the slot-sessions by kind (target / new /
+replay) and the distinct levels trained, the cost, the whole config, the exact command line and
 the provenance (commit, numeric stack, threads) — is appended to
-``docs/figures/<experiment>.json`` as soon as it finishes.
+``docs/figures/<experiment>.json`` as soon as it finishes, with a digest of its content: records
+are written by this runner only, and a hand-edited one shows in the tables.
 
 Resume: a run whose (variant, seed, budget, config) is already in the file is skipped, so an
 interrupted table continues where it stopped (``--fresh`` starts over). Progress and an ETA
-are printed after every run. The summary (per variant: n, mean, sample std; against the
-baseline: the difference and its 95 % interval, Welch) is rewritten each time, and
+are printed after every run. The summary (per variant: n, mean, sample std of the run figures;
+against the baseline: the difference and its 95 % interval, Welch; per declared ablation: the
+paired interval over seeds; "moved" only where the interval excludes zero —
+``benchmarks/run_figures.py``) is rewritten each time, and
 ``docs/results.md``'s section of the experiment is rebuilt from the file
 (``benchmarks/results_tables.py``). Evaluation seeds are the protocol's own; nothing is tuned
 on them.
@@ -28,17 +33,18 @@ import atexit
 import contextlib
 import hashlib
 import json
-import math
 import multiprocessing
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.run_figures import Ablation, headline_figures, record_digest, summarise
 from dicode.provenance import FIGURES, provenance
 from services.curricula import MethodConfig, MethodResult, run_method
 
@@ -66,6 +72,7 @@ class Experiment:
     seeds: tuple[int, ...]
     baseline: str  # the variant every other one is compared with
     variants: dict[str, Variant] = field(default_factory=dict)
+    ablations: tuple[Ablation, ...] = ()  # paired comparisons (same seeds), one part each
 
 
 def _experiments() -> dict[str, Experiment]:
@@ -90,15 +97,21 @@ def config_key(variant: Variant, seed: int, steps: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def record(name: str, variant: Variant, result: MethodResult, steps: int) -> dict[str, Any]:
-    """One run's entry of the experiment's JSON."""
+def record(
+    name: str, variant: Variant, result: MethodResult, steps: int, command: str = ""
+) -> dict[str, Any]:
+    """One run's entry of the experiment's JSON, with the digest of its content."""
+    from dicode import domains
+
     figures: dict[str, Any] = dict(result.target)
     skills = figures.pop("skills", {})
-    return {
+    headline = domains.get(variant.config.domain).target_metrics[0]
+    entry = {
         "variant": name,
         "method": variant.method,
         "seed": result.seed,
         "budget": {"env_steps": steps, "trained_steps": result.env_steps},
+        "headline": headline_figures(result.curve, float(figures[headline])),
         "figures": figures,
         "skills": skills,
         "teacher": {
@@ -106,6 +119,7 @@ def record(name: str, variant: Variant, result: MethodResult, steps: int) -> dic
             "accepted": result.accepted,
             "levels_trained": result.levels_trained,
         },
+        "slots": result.slots,
         "cost": {
             "wall_s": result.wall_s,
             "train_s": result.train_s,
@@ -116,50 +130,15 @@ def record(name: str, variant: Variant, result: MethodResult, steps: int) -> dic
         "config": {"method": variant.method, **variant.config.to_dict()},
         "key": config_key(variant, result.seed, steps),
         "run_dir": result.run_dir,
+        "command": command,
         "provenance": provenance(),
     }
+    return entry | {"digest": record_digest(entry)}
 
 
-def summarise(runs: list[dict[str, Any]], headline: str, baseline: str) -> dict[str, Any]:
-    """Per variant: n, mean, sample std of the headline; against the baseline: the
-    difference of means and its 95 % interval (Welch's t)."""
-    by_variant: dict[str, list[float]] = {}
-    for run in runs:
-        by_variant.setdefault(run["variant"], []).append(float(run["figures"][headline]))
-    summary: dict[str, Any] = {"headline": headline, "baseline": baseline, "variants": {}}
-    base = by_variant.get(baseline, [])
-    for name, values in by_variant.items():
-        entry: dict[str, Any] = {"n": len(values), "mean": _mean(values), "std": _std(values)}
-        if name != baseline and len(values) > 1 and len(base) > 1:
-            entry["vs_baseline"] = welch_interval(values, base)
-        summary["variants"][name] = entry
-    return summary
-
-
-def welch_interval(a: list[float], b: list[float], level: float = 0.95) -> dict[str, float]:
-    """mean(a) − mean(b) with its ``level`` interval (Welch's unequal-variance t)."""
-    from scipy import stats
-
-    va, vb = _std(a) ** 2 / len(a), _std(b) ** 2 / len(b)
-    diff = _mean(a) - _mean(b)
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return {"diff": diff, "low": diff, "high": diff, "df": float("inf")}
-    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
-    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
-    return {"diff": diff, "low": diff - half, "high": diff + half, "df": df}
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
-
-
-def _std(values: list[float]) -> float:
-    """Sample standard deviation (n − 1); 0 for a single value."""
-    if len(values) < 2:
-        return 0.0
-    m = _mean(values)
-    return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+def command_line(argv: list[str] | None = None) -> str:
+    """The command as typed (the runner's own ``sys.argv``), for every record it writes."""
+    return "PYTHONPATH=$PWD python " + shlex.join(sys.argv if argv is None else argv)
 
 
 # ----------------------------------------------------------------------------- running
@@ -193,8 +172,11 @@ def run_experiment(
     figures: Path,
     fresh: bool = False,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    command: str | None = None,
 ) -> dict[str, Any]:
-    """Run what is missing of ``names`` × ``seeds``; returns the experiment's document."""
+    """Run what is missing of ``names`` × ``seeds``; returns the experiment's document.
+    ``command``: the command line stored in every record (default: this process's)."""
+    command = command_line() if command is None else command
     document = _load(figures, experiment, fresh)
     done = {run["key"] for run in document["runs"]}
     tasks = [
@@ -219,10 +201,12 @@ def run_experiment(
         }
         for finished, future in enumerate(as_completed(futures), start=1):
             name = futures[future]
-            entry = record(name, experiment.variants[name], future.result(), steps)
+            entry = record(name, experiment.variants[name], future.result(), steps, command)
             document["runs"].append(entry)
             headline = _headline(experiment)
-            document["summary"] = summarise(document["runs"], headline, experiment.baseline)
+            document["summary"] = summarise(
+                document["runs"], headline, experiment.baseline, experiment.ablations
+            )
             _save(figures, document)
             if on_record is not None:
                 on_record(document)
@@ -230,7 +214,8 @@ def run_experiment(
             eta = elapsed / finished * (len(tasks) - finished)
             print(
                 f"[{finished}/{len(tasks)}] {name} seed {entry['seed']}: "
-                f"{headline} {entry['figures'][headline]:.3f} "
+                f"{headline} {entry['headline']['last_mean']:.3f} (last 3; final "
+                f"{entry['figures'][headline]:.3f}) "
                 f"({entry['cost']['wall_s'] / 60:.1f} min); ETA {eta / 60:.0f} min",
                 flush=True,
             )
@@ -276,9 +261,11 @@ def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
     variants = {
         name: {"method": v.method, "note": v.note} for name, v in experiment.variants.items()
     }
+    ablations = [asdict(a) for a in experiment.ablations]
     if path.is_file() and not fresh:
         document: dict[str, Any] = json.loads(path.read_text())
         document["variants"] = variants
+        document["ablations"] = ablations
         headline = _headline(experiment)
         for run in document["runs"]:
             if "curve" not in run:
@@ -289,6 +276,7 @@ def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
         "protocol": experiment.protocol,
         "baseline": experiment.baseline,
         "variants": variants,
+        "ablations": ablations,
         "runs": [],
         "summary": {},
     }
@@ -323,7 +311,7 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else list(experiment.seeds)
     figures = args.figures or FIGURES / f"{experiment.name}.json"
     steps = args.steps or experiment.steps
-    print(f"command: PYTHONPATH=$PWD python {' '.join(sys.argv)}", flush=True)
+    print(f"command: {command_line()}", flush=True)
     from benchmarks.results_tables import rebuild_results
 
     run_experiment(experiment, names, seeds, steps, args.jobs, args.out, figures, args.fresh)

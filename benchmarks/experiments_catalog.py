@@ -12,7 +12,13 @@ an arm:
   paper's ≈ 26M steps;
 - the target share is swept: 0.2 as in the paper, and 0.6;
 - ``skill_share`` is the share of generation attempts that teach a frontier skill of the
-  target's newest evaluation (0 = DiCode as published).
+  target's newest evaluation (0 = DiCode as published);
+- the free slots mix new levels and replay as ``CurriculumConfig`` says (at most
+  ``new_share`` = 0.5 of them new), so every curriculum arm replays
+  (``tests/student/test_catalog_replay.py`` plays each arm's schedule offline);
+- a run's figure is the mean of its last three evaluations (``benchmarks/run_figures.py``);
+  the Tetris protocol plays 50 games per evaluation (20 before: a standard error of 25–30
+  lines per evaluation).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import math
 from dataclasses import replace
 
 from benchmarks.experiment import Experiment, Variant
+from benchmarks.run_figures import Ablation
 from dicode.archive.config import ArchiveConfig
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
 from dicode.student.craftax.config import CraftaxPPOConfig
@@ -62,13 +69,18 @@ def _variants(base: MethodConfig, shares: dict[str, float]) -> dict[str, Variant
 # 1M steps, not the 1.5M of earlier tables: with the board features the target-only student
 # nears the 1,000-piece cap (≤ 400 lines) by 1.5M steps, where no curriculum could show a gain.
 TETRIS_STEPS = 1_000_000
+TETRIS_GAMES = 50
 _TETRIS_PPO = PPOConfig(num_slots=5, envs_per_slot=13, pool_size=8).annealed_over(TETRIS_STEPS)
 _TETRIS = MethodConfig(
     domain="tetris",
     student=StudentSettings(
         _TETRIS_PPO, iterations_per_session=_iterations(TETRIS_STEPS, _TETRIS_PPO.batch_size)
     ),
-    evaluator=EvaluatorSettings(games=20, max_steps=1_000),
+    # 50 games: the per-game spread (100–140 lines) over 20 games left 25–30 lines of standard
+    # error per evaluation. Cost, from the 20-game records: a curriculum run spent a median 48 s
+    # outside training (11 evaluations, compiles, setup), so 2.5× the games adds ≤ 72 s to a
+    # ≈ 450 s run; a target run (8 evaluations, 44 s) ≤ 66 s to ≈ 2,600 s.
+    evaluator=EvaluatorSettings(games=TETRIS_GAMES, max_steps=1_000),
     # DiCode keeps 100 active levels for 15 level slots; the same ratio for our 4 is 27.
     archive=ArchiveConfig(active_capacity=27),
     levels_per_session=2,
@@ -121,6 +133,33 @@ _TETRIS_ABLATIONS = {
         "as dicode_skills_share60, the skill instruction on the first frontier skill only",
     ),
 }
+
+# Each one part of an arm against the arm without it, paired by training seed.
+_TETRIS_ABLATION_PAIRS = (
+    Ablation(
+        "value input: the level's context (goal, piece weights)",
+        "dicode_skills",
+        "dicode_skills_no_context",
+    ),
+    Ablation(
+        "completion bonus in reward units instead of DiCode's max(20, 2·R_prev)",
+        "dicode_skills",
+        "dicode_skills_paper_bonus",
+    ),
+    Ablation("target share 0.2 → 0.6", "dicode_skills_share60", "dicode_skills"),
+    Ablation("target share 0.6 → 0.8", "dicode_skills_share80", "dicode_skills_share60"),
+    Ablation("skill instruction (vs DiCode as published)", "dicode_skills", "dicode"),
+    Ablation(
+        "survival first (the instruction on the first frontier skill only)",
+        "dicode_skills_share60_survival",
+        "dicode_skills_share60",
+    ),
+    Ablation(
+        "schedule: 10 sessions of 20 attempts instead of 100 of 2",
+        "dicode_skills_sessions10",
+        "dicode_skills",
+    ),
+)
 
 # The target-only student on its own budget: the most env steps that fit 30 CPU-minutes of
 # training with a margin (≈ 200 CPU-s per 1M steps measured for this layout with features).
@@ -217,9 +256,9 @@ EXPERIMENTS = {
         name="tetris_target",
         protocol=(
             f"{TETRIS_TARGET_STEPS:,} env steps per run (≤ 30 CPU-minutes of training), "
-            "training seeds 0–4; greedy policy on the target protocol (evaluation seed 0, 20 "
-            "games, 1,000-piece cap), lines per game; one 5-slot × 13-env PPO student, every slot "
-            "on the target game, step size annealed over the budget"
+            f"training seeds 0–4; greedy policy on the target protocol (evaluation seed 0, "
+            f"{TETRIS_GAMES} games, 1,000-piece cap), lines per game; one 5-slot × 13-env PPO "
+            "student, every slot on the target game, step size annealed over the budget"
         ),
         steps=TETRIS_TARGET_STEPS,
         seeds=(0, 1, 2, 3, 4),
@@ -230,15 +269,17 @@ EXPERIMENTS = {
         name="tetris_curriculum",
         protocol=(
             f"{TETRIS_STEPS:,} env steps per run (every slot's pieces count), training seeds "
-            "0–4; greedy policy on the target protocol (evaluation seed 0, 20 games, 1,000-piece "
-            "cap), lines per game; one 5-slot × 13-env PPO student for every arm, step size "
-            f"annealed over the budget, sessions of {_TETRIS.student.iterations_per_session} "
-            f"iterations, {_TETRIS.levels_per_session} mutation-teacher attempts before each"
+            f"0–4; greedy policy on the target protocol (evaluation seed 0, {TETRIS_GAMES} games, "
+            "1,000-piece cap), lines per game; one 5-slot × 13-env PPO student for every arm, "
+            "step size annealed over the budget, sessions of "
+            f"{_TETRIS.student.iterations_per_session} iterations, "
+            f"{_TETRIS.levels_per_session} mutation-teacher attempts before each"
         ),
         steps=TETRIS_STEPS,
         seeds=(0, 1, 2, 3, 4),
         baseline="target",
         variants=_TETRIS_ARMS | _TETRIS_ABLATIONS,
+        ablations=_TETRIS_ABLATION_PAIRS,
     ),
     "craftax_1m": Experiment(
         name="craftax_1m",

@@ -5,10 +5,13 @@
 Each experiment's section sits between ``<!-- experiment:NAME -->`` and
 ``<!-- /experiment:NAME -->`` markers and is generated from ``docs/figures/NAME.json``
 (written run by run by ``benchmarks/experiment.py``): the protocol, one row per variant (n,
-mean ± sample std of the headline figure, the seeds' values, the difference to the baseline
-with its 95 % interval, cost, what the teacher produced), the per-skill figures side by side,
-and where the runs came from (commits, numeric stack). Text outside the markers is the
-analysis, written by people; a missing section is appended.
+mean ± sample std of the run figures — each the mean of the run's last three evaluations —
+the final evaluation's mean beside them, the seeds' values, the difference to the baseline
+with its 95 % interval and whether it moved — only when the interval excludes zero —, cost,
+what the teacher produced and how the free slots were filled), the declared ablations (paired
+by seed), the per-skill figures side by side, and where the runs came from (commits, numeric
+stack, command lines, records edited by hand or run from a dirty tree). Text outside the
+markers is the analysis, written by people; a missing section is appended.
 """
 
 from __future__ import annotations
@@ -20,6 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.run_figures import (
+    LAST,
+    Ablation,
+    edited,
+    excludes_zero,
+    run_figure,
+    summarise,
+)
 from dicode.provenance import FIGURES, ROOT
 from dicode.student.curriculum import CurriculumConfig, num_target_slots
 
@@ -30,25 +41,33 @@ SKILLS_SHOWN = 24  # skills listed per table (those that differ most between var
 
 def section(document: dict[str, Any]) -> str:
     """The markdown of one experiment (without its markers)."""
-    runs, summary = document["runs"], document.get("summary", {})
-    headline = summary.get("headline", "?")
+    runs = document["runs"]
+    headline = document.get("summary", {}).get("headline", "?")
+    # Recomputed from the records, so the table never shows a summary of another rule.
+    ablations = [Ablation(**a) for a in document.get("ablations", [])]
+    summary = summarise(runs, headline, document["baseline"], ablations)
     lines = [
         f"Protocol: {document['protocol']}",
         "",
-        f"| variant | what it changes | n | {headline} (mean ± sample std) | per seed | "
-        f"vs {document['baseline']} (Δ, 95 % CI) | CPU-min per run | levels accepted / "
-        "attempts / trained |",
-        "|---|---|---|---|---|---|---|---|",
+        f"A run's figure is the mean of its last {LAST} evaluations (the final one beside it); "
+        "an arm moved only where the 95 % interval of its difference excludes zero.",
+        "",
+        f"| variant | what it changes | n | {headline}, last {LAST} (mean ± sample std) | final "
+        f"(mean) | per seed | vs {document['baseline']} (Δ, 95 % CI) | moved? | CPU-min per run "
+        "| levels accepted / attempts / trained | slot-sessions new / replay (replay share) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, stats in summary.get("variants", {}).items():
         mine = sorted((r for r in runs if r["variant"] == name), key=lambda r: r["seed"])
-        per_seed = ", ".join(f"{r['figures'][headline]:.3g}" for r in mine)
+        per_seed = ", ".join(f"{run_figure(r, headline):.3g}" for r in mine)
         versus = stats.get("vs_baseline")
         delta = (
             f"{versus['diff']:+.3g} [{versus['low']:+.3g}, {versus['high']:+.3g}]"
             if versus
             else "—"
         )
+        final = stats.get("final_mean")
+        final_text = f"{final:.3g}" if final is not None else "—"
         cpu = statistics.mean(r["cost"]["train_cpu_s"] for r in mine) / 60
         made = [r["teacher"] for r in mine]
         teacher = (
@@ -61,11 +80,51 @@ def section(document: dict[str, Any]) -> str:
         # One run has no spread: say so rather than print a std of 0.
         spread = f" ± {stats['std']:.3g}" if stats["n"] > 1 else " (one seed)"
         lines.append(
-            f"| {name} | {note} | {stats['n']} | {stats['mean']:.3g}{spread} | "
-            f"{per_seed} | {delta} | {cpu:.1f} | {teacher} |"
+            f"| {name} | {note} | {stats['n']} | {stats['mean']:.3g}{spread} | {final_text} | "
+            f"{per_seed} | {delta} | {moved_word(versus)} | {cpu:.1f} | {teacher} | "
+            f"{slot_mix(mine)} |"
         )
-    lines += ["", *_skill_table(runs), "", *_equal_target_steps(document), _origin(runs)]
+    lines += ["", *_ablation_table(summary, headline), *_skill_table(runs), ""]
+    lines += [*_equal_target_steps(document), _origin(runs)]
     return "\n".join(lines)
+
+
+def moved_word(interval: dict[str, Any] | None) -> str:
+    """ "moved" only when the interval excludes zero."""
+    if interval is None:
+        return "—"
+    return "**moved**" if excludes_zero(interval) else "no (interval spans 0)"
+
+
+def slot_mix(runs: list[dict[str, Any]]) -> str:
+    """Summed new and replay slot-sessions of runs that counted them, and replay's share."""
+    counted = [r["slots"] for r in runs if r.get("slots")]
+    new = sum(c["new"] for c in counted)
+    replayed = sum(c["replay"] for c in counted)
+    if not counted or new + replayed == 0:
+        return "—" if not counted else "0 / 0"
+    return f"{new} / {replayed} ({replayed / (new + replayed):.2f})"
+
+
+def _ablation_table(summary: dict[str, Any], headline: str) -> list[str]:
+    """The declared ablations: each arm against its reference on the same seeds."""
+    rows = summary.get("ablations", [])
+    if not rows:
+        return []
+    out = [
+        f"Ablations, paired by training seed ({headline}, last {LAST} evaluations; the mean "
+        "difference over seeds with its 95 % t-interval):",
+        "",
+        "| part | arm | reference | Δ (mean, 95 % CI) | per seed | moved? |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        per_seed = ", ".join(f"{d:+.3g}" for d in row["per_seed"])
+        out.append(
+            f"| {row['part']} | `{row['arm']}` | `{row['reference']}` | {row['diff']:+.3g} "
+            f"[{row['low']:+.3g}, {row['high']:+.3g}] | {per_seed} | {moved_word(row)} |"
+        )
+    return [*out, ""]
 
 
 def target_share(run: dict[str, Any]) -> float:
@@ -94,7 +153,7 @@ def _equal_target_steps(document: dict[str, Any]) -> list[str]:
             continue
         share = target_share(pairs[0][0])
         steps = share * pairs[0][0]["budget"]["env_steps"]
-        own = [float(r["figures"][headline]) for r, _ in pairs]
+        own = [run_figure(r, headline) for r, _ in pairs]
         read = [float(np.interp(steps, *np.asarray(b["curve"], float).T)) for _, b in pairs]
         gain = statistics.mean(o - r for o, r in zip(own, read, strict=True))
         rows.append(
@@ -104,11 +163,12 @@ def _equal_target_steps(document: dict[str, Any]) -> list[str]:
     if not rows:
         return []
     return [
-        f"At equal *target* steps: each curriculum arm's final {headline} beside the {baseline} "
-        "run of the same seed read off its learning curve at the steps the arm played on the "
-        "target game (an approximation: that run's step size was still annealing there).",
+        f"At equal *target* steps: each curriculum arm's {headline} (last {LAST} evaluations) "
+        f"beside the {baseline} run of the same seed read off its learning curve at the steps "
+        "the arm played on the target game (an approximation: that run's step size was still "
+        "annealing there).",
         "",
-        f"| variant | target share | target steps | final (mean) | {baseline} at those steps "
+        f"| variant | target share | target steps | last {LAST} (mean) | {baseline} at those steps "
         "(mean) | Δ (mean of seeds) | seeds |",
         "|---|---|---|---|---|---|---|",
         *rows,
@@ -154,10 +214,22 @@ def _origin(runs: list[dict[str, Any]]) -> str:
         {", ".join(f"{k} {v}" for k, v in r["provenance"]["versions"].items() if v) for r in runs}
     )
     threads = sorted({json.dumps(r["provenance"]["threads"], sort_keys=True) for r in runs})
-    return (
+    commands = sorted({r["command"] for r in runs if r.get("command")})
+    dirty = sum(1 for r in runs if r["provenance"].get("tree_dirty"))
+    hand = sum(1 for r in runs if edited(r))
+    text = (
         f"Runs: {len(runs)}; commits {', '.join(commits)}; stack: {'; '.join(stacks)}; "
         f"threads: {'; '.join(threads)}."
     )
+    if commands:
+        text += " Commands: " + "; ".join(f"`{c}`" for c in commands) + "."
+    else:
+        text += " The records predate stored command lines."
+    if dirty:
+        text += f" **{dirty} run(s) from a dirty tree: to be rerun.**"
+    if hand:
+        text += f" **{hand} record(s) edited after the runner wrote them: to be rerun.**"
+    return text
 
 
 def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[str]:

@@ -11,9 +11,9 @@ seed. The methods differ in two choices only:
 |---|---|---|
 | ``target`` | none | the target game |
 | ``dr`` | open loop | ``dr``: uniform over every level (seed levels + generated) |
-| ``plr`` | open loop | ``plr``: new first, then PLR replay over every measured level |
-| ``sfl`` | open loop | ``sfl``: new first, then uniform over the most learnable |
-| ``dicode`` | closed loop | ``dicode``: new first, then PLR replay over the active set |
+| ``plr`` | open loop | ``plr``: new levels up to their share, PLR replay over the measured |
+| ``sfl`` | open loop | ``sfl``: new levels up to their share, uniform over the most learnable |
+| ``dicode`` | closed loop | ``dicode``: new levels up to their share, PLR over the active set |
 | ``dicode_ol`` | open loop | as ``dicode`` |
 
 Closed loop = the generator's DiCode parent selection (strict candidates ∝ learnability) and
@@ -44,6 +44,7 @@ from dicode.archive.config import ArchiveConfig
 from dicode.levels.pipeline import Validator
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
 from dicode.student.archive_schedule import ArchiveSchedule
+from dicode.student.curriculum import SlotCounts
 from dicode.student.loop import CurvePoint, StudentLoop, train, write_curve
 from services.generator.service import Generator
 
@@ -99,7 +100,8 @@ class MethodResult:
     generation_s: float
     attempts: int
     accepted: int
-    levels_trained: int
+    levels_trained: int  # distinct levels the student trained on
+    slots: dict[str, int]  # slot-sessions by kind: target, new, replay, new_over_share
     run_dir: str
     curve: list[tuple[int, float]]  # (env steps, headline figure) at every target evaluation
 
@@ -136,6 +138,8 @@ def run_method(
     generation_s, attempts, accepted, trained = 0.0, 0, 0, 0
     if chosen.rule is None:
         curve = train(StudentLoop(trainer), env_steps, sessions, every, log=False)
+        played = -(-curve[-1].iteration // sessions)  # sessions, the last one maybe short
+        slots = SlotCounts(target=played * trainer.num_slots).to_dict()
     else:
         repo = ArchiveRepository.open(f"sqlite:///{run_dir / 'archive.sqlite'}")
         generator_settings = replace(config.generator, feedback=chosen.generation == "closed")
@@ -172,14 +176,16 @@ def run_method(
             attempts = generator.stats.accepted + generator.stats.rejected
             accepted = generator.stats.accepted
             trained = len(repo.list_levels(run.id, sampled=True))
+            slots = schedule.counts.to_dict()
         finally:
             if validator is None:
                 generator.close()
             repo.close()
     headline = world.target_metrics[0]
     result = _result(
-        method, seed, curve, headline, started, generation_s, attempts, accepted, trained, run_dir
-    )
+        method, seed, curve, headline, started, generation_s, attempts, accepted, trained,
+        slots, run_dir,
+    )  # fmt: skip
     write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", headline)
     settings["result"] = asdict(result)
     (run_dir / "config.json").write_text(json.dumps(settings, indent=2, default=str) + "\n")
@@ -196,6 +202,7 @@ def _result(
     attempts: int,
     accepted: int,
     trained: int,
+    slots: dict[str, int],
     run_dir: Path,
 ) -> MethodResult:
     final = curve[-1]
@@ -211,6 +218,7 @@ def _result(
         attempts=attempts,
         accepted=accepted,
         levels_trained=trained,
+        slots=slots,
         run_dir=str(run_dir),
         curve=[(p.env_steps, float(p.target[headline])) for p in curve],
     )

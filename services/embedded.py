@@ -114,9 +114,7 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
     server = _start_api(db_url, options)
     console.print(f"API on http://{options.host}:{options.port}  (docs: /docs)")
     placement = options.placement
-    ray_info = start_local_ray(
-        dashboard=options.dashboard, resources=placement.custom_resources()
-    )
+    ray_info = start_local_ray(dashboard=options.dashboard, resources=placement.custom_resources())
     if ray_info["dashboard_url"]:
         console.print(f"Ray dashboard on {ray_info['dashboard_url']}")
     student = place(StudentActor, "student", placement).remote(
@@ -269,8 +267,9 @@ def _stop(actor: Any, done: Any, console: Console, name: str) -> None:
 
 
 def _summary(repo: ArchiveRepository, run_id: int, domain: str) -> dict[str, Any]:
-    """Archive counts, evaluations, levels trained, env steps and the target series (its
-    key is the world's headline: ``target_mean_lines``, ``target_percent_of_max``)."""
+    """Archive counts, evaluations, levels trained, slot-sessions by kind (target / new /
+    replay), env steps and the target series (its key is the world's headline:
+    ``target_mean_lines``, ``target_percent_of_max``)."""
     stats = repo.stats(run_id).as_dict()
     target = [e.payload for e in repo.list_events(run_id=run_id, kind=TARGET_EVENT)]
     levels = repo.list_levels(run_id)
@@ -282,6 +281,7 @@ def _summary(repo: ArchiveRepository, run_id: int, domain: str) -> dict[str, Any
         "env_steps": sessions[-1].payload["env_steps"] if sessions else 0,
         "evaluations": sum(len(repo.level_history(lvl.id)) for lvl in levels),
         "levels_trained": len(trained),
+        "slots": sessions[-1].payload.get("slots", {}) if sessions else {},
         "generated_trained": sum(1 for lvl in trained if lvl.teacher != SEED_TEACHER),
         f"target_{key}": [(p["iteration"], round(p[key], 2)) for p in target],
     }

@@ -58,6 +58,8 @@ class SessionReport:
     seconds: float
     checkpoint: str | None = None
     figures: dict[str, float | None] = field(default_factory=dict)  # the world's own
+    # Slot-sessions since this student started, by kind (target / new / replay / over share).
+    slots: dict[str, int] = field(default_factory=dict)
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -70,6 +72,7 @@ class SessionReport:
             "target_mean_return": self.target_mean_return,
             "seconds": self.seconds,
             "checkpoint": self.checkpoint,
+            "slots": self.slots,
         } | self.figures
 
 
@@ -134,6 +137,7 @@ class ArchiveStudent:
             seconds=time.perf_counter() - started,
             checkpoint=checkpoint,
             figures=target_figures(target),
+            slots=self.schedule.counts.to_dict(),
         )
         self.repo.add_event(SESSION_EVENT, report.payload(), run_id=self.run_id)
         return report

@@ -3,16 +3,29 @@ number of worker processes or the order of the tasks — and an interrupted tabl
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from benchmarks.experiment import Experiment, Variant, run_experiment, welch_interval
+from benchmarks.experiment import Experiment, Variant, command_line, record, run_experiment
 from benchmarks.results_tables import section, target_share
+from benchmarks.run_figures import (
+    Ablation,
+    edited,
+    excludes_zero,
+    headline_figures,
+    last_mean,
+    paired_interval,
+    record_digest,
+    run_figure,
+    summarise,
+    welch_interval,
+)
 from dicode.settings import EvaluatorSettings, StudentSettings
-from services.curricula import MethodConfig
+from services.curricula import MethodConfig, MethodResult
 from tests.services.conftest import TINY
 
 CONFIG = MethodConfig(
@@ -105,3 +118,84 @@ def test_the_table_reads_the_baseline_at_the_target_steps_of_each_curriculum() -
                 "summary": summary}  # fmt: skip
     # 20 % of 1,000 steps = 200 target steps, where the target-only curve reads 20 lines.
     assert "| dicode | 0.20 | 200 | 20 | 20 | +0 | 2 |" in section(document)
+
+
+def test_a_runs_figure_is_the_mean_of_its_last_three_evaluations() -> None:
+    curve = [[0, 0.0], [100, 90.0], [200, 30.0], [300, 60.0], [400, 120.0]]
+    assert last_mean(curve) == pytest.approx(70.0)
+    stored = headline_figures(curve, 120.0)
+    assert stored == {"last_mean": 70.0, "last": [30.0, 60.0, 120.0], "final": 120.0, "n_last": 3}
+    assert headline_figures([[0, 5.0], [10, 7.0]], 7.0)["last_mean"] == 6.0  # fewer points
+    run = {"figures": {"mean_lines": 120.0}, "curve": curve}
+    assert run_figure(run, "mean_lines") == pytest.approx(70.0)  # older records: from the curve
+    assert run_figure(run | {"headline": stored | {"last_mean": 1.0}}, "mean_lines") == 1.0
+    assert run_figure(run | {"curve": []}, "mean_lines") == 120.0  # no curve kept: the final
+
+
+def test_moved_only_when_the_interval_excludes_zero() -> None:
+    # Paired differences 1, 2, 3: mean 2, se 1/√3, t(0.975, 2) = 4.303 → [−0.484, +4.484].
+    spans = paired_interval([11.0, 12.0, 13.0], [10.0, 10.0, 10.0])
+    assert spans["diff"] == pytest.approx(2.0)
+    assert spans["low"] == pytest.approx(2.0 - 4.3027 / 3**0.5, rel=1e-4)
+    assert spans["df"] == 2.0 and not spans["moved"]
+    # Differences 2.0, 2.1, 1.9: se 0.0577 → [1.75, 2.25].
+    moved = paired_interval([12.0, 12.1, 11.9], [10.0, 10.0, 10.0])
+    assert moved["moved"] and moved["low"] == pytest.approx(2.0 - 4.3027 * 0.1 / 3**0.5, rel=1e-4)
+    assert not excludes_zero({"low": 0.0, "high": 1.0})  # zero on the bound is not excluded
+    assert excludes_zero({"low": -2.0, "high": -0.1})
+    assert welch_interval([3.0, 4.0, 5.0], [1.0, 2.0, 3.0])["moved"] is False  # [−0.27, 4.27]
+
+
+def test_the_summary_and_table_use_last_three_means_and_declared_ablations() -> None:
+    def run(variant: str, seed: int, values: list[float]) -> dict:
+        curve = [[i * 100, v] for i, v in enumerate(values)]
+        return _run(variant, "dicode", seed, values[-1], curve) | {
+            "slots": {"target": 10, "new": 5, "replay": 15, "new_over_share": 1}
+        }
+
+    runs = [
+        run("a", 0, [0.0, 10.0, 20.0, 30.0]),  # last three 20 → 20 (final 30)
+        run("a", 1, [0.0, 12.0, 22.0, 32.0]),  # 22
+        run("b", 0, [0.0, 1.0, 2.0, 3.0]),  # 2
+        run("b", 1, [0.0, 2.0, 3.0, 4.0]),  # 3
+    ]
+    pair = Ablation("what a adds", "a", "b")
+    summary = summarise(runs, "mean_lines", "b", [pair])
+    a = summary["variants"]["a"]
+    assert (a["n"], a["mean"], a["final_mean"]) == (2, pytest.approx(21.0), pytest.approx(31.0))
+    (row,) = summary["ablations"]
+    assert row["per_seed"] == [pytest.approx(18.0), pytest.approx(19.0)] and row["seeds"] == [0, 1]
+    assert row["diff"] == pytest.approx(18.5) and row["moved"]  # t(0.975, 1) · 0.5 = 6.35
+    document = {
+        "protocol": "p", "baseline": "b", "variants": {}, "runs": runs,
+        "ablations": [dataclasses.asdict(pair)], "summary": {"headline": "mean_lines"},
+    }  # fmt: skip
+    table = section(document)
+    assert "| a |  | 2 | 21 ± 1.41 | 31 | 20, 22 |" in table
+    assert "| what a adds | `a` | `b` | +18.5 [+12.1, +24.9] | +18, +19 | **moved** |" in table
+    assert "| 10 / 30 (0.75) |" in table  # two runs' new / replay slot-sessions
+    assert "predate stored command lines" in table
+
+
+def test_a_record_carries_its_command_figures_slots_and_a_digest() -> None:
+    result = MethodResult(
+        method="dicode", seed=3, target={"mean_lines": 40.0, "skills": {"x": 1.0}},
+        env_steps=400, wall_s=1.0, train_s=1.0, train_cpu_s=1.0, generation_s=0.0,
+        attempts=2, accepted=1, levels_trained=1,
+        slots={"target": 4, "new": 2, "replay": 2, "new_over_share": 1}, run_dir="r",
+        curve=[(0, 0.0), (100, 10.0), (200, 20.0), (400, 40.0)],
+    )  # fmt: skip
+    command = command_line(["benchmarks/experiment.py", "tiny", "--seeds", "3"])
+    entry = record("dicode", TINY_EXPERIMENT.variants["dicode"], result, 400, command)
+    assert entry["command"] == "PYTHONPATH=$PWD python benchmarks/experiment.py tiny --seeds 3"
+    assert entry["headline"]["last_mean"] == pytest.approx(70 / 3)
+    assert entry["headline"]["final"] == 40.0 and entry["figures"] == {"mean_lines": 40.0}
+    assert entry["slots"]["replay"] == 2 and entry["teacher"]["levels_trained"] == 1
+    assert entry["digest"] == record_digest(entry) and not edited(entry)
+    by_hand = json.loads(json.dumps(entry))
+    by_hand["figures"]["mean_lines"] = 400.0
+    assert edited(by_hand)
+    assert "1 record(s) edited" in section(
+        {"protocol": "p", "baseline": "dicode", "variants": {}, "runs": [by_hand],
+         "summary": {"headline": "mean_lines"}}
+    )  # fmt: skip
