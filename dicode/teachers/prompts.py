@@ -1,4 +1,4 @@
-"""Prompt templates per domain (``prompts/<domain>/*.md``) and the builder API section.
+"""Prompt templates per domain (``dicode/prompts/<domain>/*.md``) and the builder API section.
 
 Templates use ``string.Template`` placeholders (``$name``) so that braces in code and JSON
 need no escaping. The builder API section is rendered from the domain builder's docstrings at
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from string import Template
 
@@ -20,9 +21,13 @@ STAGES = ("system", "description", "code", "repair")
 
 
 def prompts_root() -> Path:
-    """``$DICODE_PROMPTS_DIR`` if set, else ``prompts/`` at the repository root."""
+    """``$DICODE_PROMPTS_DIR`` if set, else the templates shipped in the package
+    (``dicode/prompts/``): found through the package, so a wheel install needs no checkout."""
     override = os.environ.get(ENV_PROMPTS_DIR)
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "prompts"
+    if override:
+        return Path(override)
+    # Installed and editable packages are plain folders (no zip imports), so a Path is exact.
+    return Path(str(resources.files("dicode").joinpath("prompts")))
 
 
 class PromptError(ValueError):
