@@ -46,7 +46,7 @@ from typing import Any
 
 from benchmarks.run_figures import Ablation, headline_figures, record_digest, summarise
 from dicode.provenance import FIGURES, provenance
-from services.curricula import MethodConfig, MethodResult, run_method
+from services.curricula import UED_METHODS, MethodConfig, MethodResult, run_method
 
 # Every worker trains with the same intra-op thread count, whatever --jobs is: a run's figures
 # then depend only on its config and seed (tests/services/test_experiment.py checks it).
@@ -149,7 +149,7 @@ def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
     """One run in a worker; the first run that generates levels starts the process's sandbox
     pool (and compiles its rollouts) once, for every later run."""
     validator = None
-    if variant.method != "target":
+    if variant.method != "target" and variant.method not in UED_METHODS:  # these never generate
         if "validator" not in _WORKER:
             from dicode.levels.pipeline import Validator
 

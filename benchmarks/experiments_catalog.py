@@ -32,7 +32,7 @@ from dicode.archive.config import ArchiveConfig
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.curriculum import CurriculumConfig
-from dicode.student.maze.config import MazePPOConfig
+from dicode.student.maze.config import JAXUED_LAYOUT, MazePPOConfig, UEDConfig
 from dicode.student.tetris.config import PPOConfig
 from services.curricula import MethodConfig
 
@@ -105,9 +105,11 @@ _TETRIS_ABLATIONS = {
         "dicode",
         replace(
             _SKILLED,
-            student=replace(_SKILLED.student, ppo=replace(_TETRIS_PPO, bonus_scale=2.0)),
+            student=replace(
+                _SKILLED.student, ppo=replace(_TETRIS_PPO, bonus_scale=2.0, bonus_paper=True)
+            ),
         ),
-        "as dicode_skills, DiCode's bonus max(20, 2·R_prev)",
+        "as dicode_skills, DiCode's uncapped bonus max(20, 2·R̄)",
     ),
     # The schedule: 10 sessions instead of 100, the same 200 attempts in bursts of 20, so new
     # levels arrive after 10 % of the budget and the profile the teacher reads is refreshed
@@ -251,6 +253,76 @@ _MAZE_ARMS = {
     ),
 }
 
+# --- maze: the literature's calibration and the sparse target ---------------------------------
+# JaxUED's setting (docs/maze.md, "The JaxUED calibration"): 13×13, 25-wall DR, view 5, T = 250,
+# reward 1 − 0.9·t/T, its eight named held-out mazes with 10 attempts each. Every arm plays
+# 32 envs × 256 steps = 8,192 env steps per iteration (JaxUED's batch) with our network; the
+# budget is a setting (``--steps``), 20M by default (≈ 2,400 iterations against JaxUED's 30k).
+MAZE_UED_STEPS = 20_000_000
+_UED_PPO = JAXUED_LAYOUT.annealed_over(MAZE_UED_STEPS)
+# DiCode's slot loop with the same batch: 4 slots × 8 envs × 256 steps, one on the target game.
+_UED_SLOT_PPO = replace(
+    _UED_PPO, num_slots=4, envs_per_slot=8, pool_size=32, target_refresh=8, num_minibatches=1
+)
+_UED_EVAL = EvaluatorSettings(games=10, max_steps=250)  # JaxUED: 10 attempts per maze
+
+
+def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]:
+    """DR, robust PLR, ACCEL (one level per env, ``dicode.student.maze.ued``) and DiCode with
+    the skill instruction (our slot loop, mutation teacher) for one world setting."""
+    ued = MethodConfig(
+        domain="maze",
+        student=StudentSettings(ppo),
+        evaluator=_UED_EVAL,
+        eval_points=10,
+        ued=UEDConfig(),  # JaxUED's defaults: MaxMC, replay 0.8, staleness 0.3, temperature 0.3
+    )
+    dicode = MethodConfig(
+        domain="maze",
+        student=StudentSettings(
+            slot_ppo,
+            curriculum=CurriculumConfig(target_fraction=0.25),
+            iterations_per_session=_iterations(MAZE_UED_STEPS, slot_ppo.batch_size),
+        ),
+        evaluator=_UED_EVAL,
+        generator=GeneratorSettings(pool_size=8),
+        archive=ArchiveConfig(active_capacity=27),
+        levels_per_session=3,
+        eval_points=10,
+    )
+    return {
+        "dr": Variant("ued_dr", ued, "DR: fresh 25-wall mazes every iteration, trained on"),
+        "robust_plr": Variant(
+            "robust_plr", ued,
+            "robust PLR (PLR⊥): DR levels scored without a gradient step, replay (p 0.8) trained",
+        ),
+        "accel": Variant(
+            "accel", ued, "ACCEL: robust PLR, replayed levels edited 5 times and scored"
+        ),
+        "dicode_skills": Variant(
+            "dicode", dicode, "DiCode: closed loop with the skill instruction, one target slot"
+        ),
+    }  # fmt: skip
+
+
+_JAXUED_ARMS = _ued_arms(_UED_PPO, _UED_SLOT_PPO)
+# The sparse target: perfect mazes with start and goal ≥ 60 moves apart. Target-only PPO and
+# DiCode's target slot train on the family; DR and ACCEL never see it (they start from random
+# 25-wall levels); all are scored on 16 fixed mazes of the family.
+_LONG_PPO = replace(_UED_PPO, target="long_paths", heldout="long_paths")
+_LONG_SLOT_PPO = replace(_UED_SLOT_PPO, target="long_paths", heldout="long_paths")
+_LONG_ARMS = _ued_arms(_LONG_PPO, _LONG_SLOT_PPO)
+_LONG_ARMS.pop("robust_plr")
+_LONG_TARGET = _LONG_ARMS["dicode_skills"].config
+_LONG_ARMS = {
+    "target": Variant(
+        "target",
+        replace(_LONG_TARGET, student=replace(_LONG_TARGET.student, ppo=_LONG_SLOT_PPO)),
+        "target-only PPO: every slot on long-path perfect mazes",
+    ),
+    **_LONG_ARMS,
+}
+
 EXPERIMENTS = {
     "tetris_target": Experiment(
         name="tetris_target",
@@ -310,5 +382,35 @@ EXPERIMENTS = {
         seeds=(0, 1, 2, 3, 4),
         baseline="dr",
         variants=_MAZE_ARMS,
+    ),
+    "maze_jaxued": Experiment(
+        name="maze_jaxued",
+        protocol=(
+            f"{MAZE_UED_STEPS:,} env steps per run (every rollout counts), training seeds 0–4; "
+            "JaxUED's setting: 13×13, 25-wall DR, view 5, 250 steps, reward 1 − 0.9·t/T; "
+            "zero-shot on JaxUED's 8 named held-out mazes (SixteenRooms, SixteenRooms2, "
+            "Labyrinth, LabyrinthFlipped, Labyrinth2, StandardMaze, StandardMaze2, "
+            "StandardMaze3; 10 attempts each, sampled actions, fixed key), solve rate; PPO "
+            "with a GRU, 32 envs × 256 steps per iteration (one level per env for DR, robust "
+            "PLR and ACCEL; 4 slots × 8 envs for DiCode), step size annealed over the budget"
+        ),
+        steps=MAZE_UED_STEPS,
+        seeds=(0, 1, 2, 3, 4),
+        baseline="dr",
+        variants=_JAXUED_ARMS,
+    ),
+    "maze_long_paths": Experiment(
+        name="maze_long_paths",
+        protocol=(
+            f"{MAZE_UED_STEPS:,} env steps per run, training seeds 0–4; the sparse target: "
+            "perfect mazes (depth-first spanning tree) with start and goal ≥ 60 moves apart; "
+            "solve rate on 16 fixed mazes of the family (10 attempts each, sampled actions); "
+            "target-only PPO and DiCode's target slot train on the family, DR and ACCEL "
+            "never see it; 32 envs × 256 steps per iteration for every arm"
+        ),
+        steps=MAZE_UED_STEPS,
+        seeds=(0, 1, 2, 3, 4),
+        baseline="target",
+        variants=_LONG_ARMS,
     ),
 }

@@ -15,6 +15,7 @@ seed. The methods differ in two choices only:
 | ``sfl`` | open loop | ``sfl``: new levels up to their share, uniform over the most learnable |
 | ``dicode`` | closed loop | ``dicode``: new levels up to their share, PLR over the active set |
 | ``dicode_ol`` | open loop | as ``dicode`` |
+| ``ued_dr``, ``robust_plr``, ``accel`` | none | maze only: the literature's curricula (below) |
 
 Closed loop = the generator's DiCode parent selection (strict candidates ∝ learnability) and
 the instruction from the parent's status letter, and — once the target student has been
@@ -24,6 +25,9 @@ open loop = ``GeneratorSettings.feedback =
 False`` (parent and instruction uniform, no profile). Every method that generates writes the
 student's outcomes back, so statuses and learnability are in the archive whether or not the
 method reads them; only ``dicode`` and ``dicode_ol`` admit levels to the bounded active set.
+
+``ued_dr``, ``robust_plr`` and ``accel`` are the literature's curricula on the maze (one level
+per env, no target slot, no teacher; ``dicode.student.maze.ued``, settings ``MethodConfig.ued``).
 
 This lives in ``services/`` because it composes the generator service with the library's
 student; the library (``dicode/``) never imports services.
@@ -46,6 +50,7 @@ from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSetting
 from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import SlotCounts
 from dicode.student.loop import CurvePoint, StudentLoop, train, write_curve
+from dicode.student.maze.config import UEDConfig
 from services.generator.service import Generator
 
 
@@ -66,6 +71,8 @@ METHODS: dict[str, Method] = {
     "dicode": Method("closed", "dicode", admit=True),
     "dicode_ol": Method("open", "dicode", admit=True),
 }
+#: The literature's curricula (maze only; ``dicode.student.maze.ued``): method -> UED method.
+UED_METHODS = {"ued_dr": "dr", "robust_plr": "robust_plr", "accel": "accel"}
 
 
 @dataclass(frozen=True)
@@ -80,9 +87,12 @@ class MethodConfig:
     levels_per_session: int = 2  # generation attempts before every session
     sfl_top_k: int = 8  # SFL's buffer: the k most learnable measured levels
     eval_points: int = 4  # curve evaluations after the one at step 0
+    ued: UEDConfig | None = None  # the UED methods' settings (None: JaxUED's defaults)
 
     def to_dict(self) -> dict[str, Any]:
         values = {k: v for k, v in asdict(self).items() if k != "student"}
+        if self.ued is None:  # absent, so configs (and run keys) without it are unchanged
+            values.pop("ued")
         return values | {"student": self.student.to_dict()}
 
 
@@ -120,8 +130,11 @@ def run_method(
     ``curve.png`` and, for the curricula, ``archive.sqlite`` (a fresh one every run).
     ``validator`` lets several runs share one warm sandbox pool (it is not closed here).
     """
+    if method in UED_METHODS:
+        return _run_ued(method, env_steps, seed, out, config)
     if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+        known = [*METHODS, *UED_METHODS]
+        raise ValueError(f"unknown method {method!r}; known: {', '.join(known)}")
     chosen = METHODS[method]
     world = domains.get(config.domain)
     started = time.perf_counter()
@@ -185,6 +198,38 @@ def run_method(
     result = _result(
         method, seed, curve, headline, started, generation_s, attempts, accepted, trained,
         slots, run_dir,
+    )  # fmt: skip
+    write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", headline)
+    settings["result"] = asdict(result)
+    (run_dir / "config.json").write_text(json.dumps(settings, indent=2, default=str) + "\n")
+    return result
+
+
+def _run_ued(
+    method: str, env_steps: int, seed: int, out: Path, config: MethodConfig
+) -> MethodResult:
+    """A literature curriculum on the maze (``dicode.student.maze.ued``): the same records
+    as every method; ``slots`` counts iterations by branch (new / replay / mutate) and those
+    with a gradient step, ``levels_trained`` the distinct levels trained on."""
+    if config.domain != "maze":
+        raise ValueError(f"{method} runs on the maze only, not {config.domain!r}")
+    from dicode.student.maze.trainer import MazeSlotTrainer
+    from dicode.student.maze.ued import run_ued
+
+    started = time.perf_counter()
+    run_dir = out / f"{method}_s{seed}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ued = replace(config.ued or UEDConfig(), method=UED_METHODS[method])
+    student = replace(config.student, ppo=replace(config.student.ppo, seed=seed))
+    settings = {"method": method, "seed": seed, "env_steps": env_steps} | config.to_dict()
+    settings["student"], settings["ued"] = student.to_dict(), asdict(ued)
+    trainer = MazeSlotTrainer(student.ppo, config.evaluator.games, config.evaluator.max_steps)
+    every = max(env_steps // config.eval_points, 1)
+    curve, counts, _ = run_ued(trainer, ued, env_steps, every, seed)
+    headline = domains.get("maze").target_metrics[0]
+    result = _result(
+        method, seed, curve, headline, started, 0.0, 0, 0, len(counts.trained),
+        counts.to_dict(), run_dir,
     )  # fmt: skip
     write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", headline)
     settings["result"] = asdict(result)

@@ -94,7 +94,7 @@ def test_level_swaps_never_recompile(trainer: MazeSlotTrainer) -> None:
             trainer.iterate(reset, float(i))
     assert compiles[0] == 0
     assert trainer.ppo.trace_count == traces
-    assert trainer.ppo.iterate._cache_size() == 1  # type: ignore[attr-defined]
+    assert trainer.ppo._iterate_jit._cache_size() == 1  # type: ignore[attr-defined]
     for slot in range(TINY.num_slots):
         trainer.place(slot, None)
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from dicode.domains.maze.builder import MazeLevel
-from dicode.domains.maze.grid import SIZE
+from dicode.domains.maze.grid import MOVES, SIZE, distances
 from dicode.domains.maze.level_checks import MazePool
 
 #: Walls of a domain-randomised maze (the common setting of PLR/ACCEL).
@@ -38,13 +38,7 @@ def stack(instances: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def dr_pool(seed: int, indices: Iterable[int]) -> MazePool:
     """DR mazes number ``indices`` of the stream ``seed``: maze j depends only on (seed, j), so
     any part of the stream can be remade alone."""
-    arrays = stack(dr_instance(np.random.default_rng([seed, int(j)])) for j in indices)
-    return MazePool(
-        walls=arrays["walls"].astype(bool),
-        start_pos=arrays["start_pos"],
-        start_dir=arrays["start_dir"],
-        goal_pos=arrays["goal_pos"],
-    )
+    return _as_pool(stack(dr_instance(np.random.default_rng([seed, int(j)])) for j in indices))
 
 
 def perfect_maze(seed: int, method: str = "backtracker") -> np.ndarray:
@@ -102,4 +96,105 @@ def perfect_maze(seed: int, method: str = "backtracker") -> np.ndarray:
     return walls
 
 
-__all__ = ["DR_WALLS", "dr_instance", "dr_pool", "perfect_maze", "stack"]
+#: Fewest moves from start to goal in a maze of the long-path family.
+LONG_PATH_MOVES = 60
+
+
+def long_path_instance(
+    rng: np.random.Generator, min_moves: int = LONG_PATH_MOVES
+) -> dict[str, np.ndarray]:
+    """A maze of the sparse target family: a perfect maze (randomised depth-first spanning
+    tree) with a start and a goal at least ``min_moves`` moves apart, a random facing.
+
+    The start is a random free cell from which some cell is that far; the goal a random cell
+    among those. A spanning tree has one path between any two cells, so there is no shortcut
+    and the goal is out of view until the last corridor: a random walk rarely finds it."""
+    while True:  # a 7×7-node tree has two cells ≥ 60 moves apart in almost every draw
+        walls = perfect_maze(int(rng.integers(2**31)), "backtracker")
+        free = np.argwhere(~walls)
+        for cell in free[rng.permutation(len(free))]:
+            far = np.argwhere(distances(walls, (int(cell[0]), int(cell[1]))) >= min_moves)
+            if len(far):
+                return {
+                    "walls": walls.astype(np.uint8),
+                    "start_pos": cell.astype(np.int32),
+                    "start_dir": np.int32(rng.integers(len(MOVES))),
+                    "goal_pos": far[int(rng.integers(len(far)))].astype(np.int32),
+                }
+
+
+def long_path_pool(seed: int, indices: Iterable[int]) -> MazePool:
+    """Long-path mazes number ``indices`` of the stream ``seed`` (as :func:`dr_pool`)."""
+    return _as_pool(
+        stack(long_path_instance(np.random.default_rng([seed, int(j)])) for j in indices)
+    )
+
+
+#: Families of target mazes made on the host (:func:`target_pool`).
+TARGET_FAMILIES = ("dr", "long_paths")
+
+
+def target_pool(family: str, seed: int, indices: Iterable[int]) -> MazePool:
+    """Mazes of a target family (``TARGET_FAMILIES``) from the stream ``seed``."""
+    if family == "dr":
+        return dr_pool(seed, indices)
+    if family == "long_paths":
+        return long_path_pool(seed, indices)
+    raise ValueError(f"unknown target family {family!r}; known: {', '.join(TARGET_FAMILIES)}")
+
+
+def edit_level(
+    walls: np.ndarray, start: np.ndarray, direction: int, goal: np.ndarray,
+    rng: np.random.Generator, edits: int,
+) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:  # fmt: skip
+    """ACCEL's edits of one maze on arrays (the facts of JaxUED's level mutator): ``edits``
+    distinct random cells, each gets one of add a wall, remove a wall, move the start there
+    (random facing), move the goal there. An end a wall landed on is redrawn afterwards on a
+    free cell (the goal first, then the start, never on each other). Solvability is not kept:
+    as in ACCEL, a level the student cannot solve scores low and leaves the buffer."""
+    walls, start, goal = walls.copy(), start.copy(), goal.copy()
+    start_hit = goal_hit = False
+    for index in rng.choice(SIZE * SIZE, size=edits, replace=False):
+        cell = np.array(divmod(int(index), SIZE), np.int32)
+        kind = int(rng.integers(4))
+        if kind == 0:
+            walls[cell[0], cell[1]] = True
+            start_hit |= bool(np.all(cell == start))
+            goal_hit |= bool(np.all(cell == goal))
+        elif kind == 1:
+            walls[cell[0], cell[1]] = False
+        elif kind == 2 and not np.all(cell == goal):
+            walls[cell[0], cell[1]] = False
+            start, direction, start_hit = cell, int(rng.integers(len(MOVES))), False
+        elif kind == 3 and not np.all(cell == start):
+            walls[cell[0], cell[1]] = False
+            goal, goal_hit = cell, False
+    if goal_hit:
+        goal = _free_cell(walls, rng, avoid=start)
+    if start_hit:
+        start, direction = _free_cell(walls, rng, avoid=goal), int(rng.integers(len(MOVES)))
+    return walls, start, direction, goal
+
+
+def _free_cell(walls: np.ndarray, rng: np.random.Generator, avoid: np.ndarray) -> np.ndarray:
+    free = [cell for cell in np.argwhere(~walls) if not np.all(cell == avoid)]
+    if not free:  # a full grid: open the first cell that is not the other end
+        cell = np.array([0, 0] if not np.all(avoid == 0) else [0, 1], np.int32)
+        walls[cell[0], cell[1]] = False
+        return cell
+    return np.asarray(free[int(rng.integers(len(free)))], np.int32)
+
+
+def _as_pool(arrays: dict[str, np.ndarray]) -> MazePool:
+    return MazePool(
+        walls=arrays["walls"].astype(bool),
+        start_pos=arrays["start_pos"],
+        start_dir=arrays["start_dir"],
+        goal_pos=arrays["goal_pos"],
+    )
+
+
+__all__ = [
+    "DR_WALLS", "LONG_PATH_MOVES", "TARGET_FAMILIES", "dr_instance", "dr_pool", "edit_level",
+    "long_path_instance", "long_path_pool", "perfect_maze", "stack", "target_pool",
+]  # fmt: skip

@@ -8,6 +8,11 @@ children are other layouts). Pictures: 13 lines of 13 characters, top row first,
 
 The two perfect mazes come from a seeded spanning tree (``generate.perfect_maze``), so they are
 fixed too; their seeds and methods are part of the protocol.
+
+Three sets (``HELD_OUT_SETS``), chosen by the student's ``heldout`` setting: ``ours`` (the 12
+below, the default), ``jaxued`` (the eight named mazes of JaxUED, ``named_mazes.py``: the
+literature's calibration) and ``long_paths`` (fixed mazes of the sparse target family,
+``generate.long_path_pool``, from a stream no training run draws).
 """
 
 from __future__ import annotations
@@ -17,9 +22,17 @@ from functools import cache
 
 import numpy as np
 
-from dicode.domains.maze.generate import perfect_maze
+from dicode.domains.maze.generate import long_path_pool, perfect_maze
 from dicode.domains.maze.grid import DIRECTIONS, parse_picture, path_length, picture
 from dicode.domains.maze.level_checks import MazePool
+from dicode.domains.maze.named_mazes import named_mazes
+
+#: The held-out sets by name; ``ours`` is the default protocol.
+HELD_OUT_SETS = ("ours", "jaxued", "long_paths")
+#: The ``long_paths`` set: how many mazes, and the stream they come from (training streams are
+#: the run seed plus an offset below a few million; this one is apart from them).
+LONG_PATH_MAZES = 16
+LONG_PATH_STREAM = 9_100_003
 
 
 @dataclass(frozen=True)
@@ -249,9 +262,46 @@ def held_out_mazes() -> tuple[HeldOutMaze, ...]:
     return mazes
 
 
-def held_out_pool() -> MazePool:
-    """The set as a pool (one instance per maze, in reporting order)."""
-    mazes = held_out_mazes()
+def jaxued_mazes() -> tuple[HeldOutMaze, ...]:
+    """JaxUED's eight named held-out mazes (``named_mazes.py``), in its order."""
+    return tuple(
+        HeldOutMaze(m.name, m.walls, m.start, m.direction, m.goal, "JaxUED's named maze")
+        for m in named_mazes()
+    )
+
+
+def long_path_mazes() -> tuple[HeldOutMaze, ...]:
+    """``LONG_PATH_MAZES`` fixed mazes of the long-path family (``generate.long_path_pool``)."""
+    pool = long_path_pool(LONG_PATH_STREAM, range(LONG_PATH_MAZES))
+
+    def cell(xy: np.ndarray) -> tuple[int, int]:
+        return int(xy[0]), int(xy[1])
+
+    note = "a perfect maze, start and goal at least 60 moves apart"
+    return tuple(
+        HeldOutMaze(
+            f"long_path_{i:02d}", pool.walls[i], cell(pool.start_pos[i]),
+            DIRECTIONS[int(pool.start_dir[i])], cell(pool.goal_pos[i]), note,
+        )
+        for i in range(LONG_PATH_MAZES)
+    )  # fmt: skip
+
+
+@cache
+def held_out_set(name: str = "ours") -> tuple[HeldOutMaze, ...]:
+    """One of ``HELD_OUT_SETS``, in reporting order."""
+    if name == "ours":
+        return held_out_mazes()
+    if name == "jaxued":
+        return jaxued_mazes()
+    if name == "long_paths":
+        return long_path_mazes()
+    raise ValueError(f"unknown held-out set {name!r}; known: {', '.join(HELD_OUT_SETS)}")
+
+
+def held_out_pool(name: str = "ours") -> MazePool:
+    """A set as a pool (one instance per maze, in reporting order)."""
+    mazes = held_out_set(name)
     return MazePool(
         walls=np.stack([m.walls for m in mazes]),
         start_pos=np.asarray([m.start for m in mazes], np.int32),
@@ -260,5 +310,5 @@ def held_out_pool() -> MazePool:
     )
 
 
-def held_out_names() -> tuple[str, ...]:
-    return tuple(m.name for m in held_out_mazes())
+def held_out_names(name: str = "ours") -> tuple[str, ...]:
+    return tuple(m.name for m in held_out_set(name))

@@ -5,11 +5,19 @@ core over the 5×5 view, γ = 0.995, λ = 0.98, clip 0.2, grad-norm 0.5), scaled
 64 envs × 128 steps per iteration, a 64-wide MLP embedding and a 128-wide GRU instead of a
 conv + 256-wide LSTM, a larger step size (3e-4) and entropy bonus (0.01) so that ~1M steps
 show learning.
+
+Two settings choose the world around the student (defaults: the existing protocol): ``target``,
+the target game's maze family (``"dr"``: 25 random walls; ``"long_paths"``: perfect mazes with
+start and goal ≥ 60 moves apart, the sparse target) and ``heldout``, the evaluation set
+(``"ours"``: our 12 mazes; ``"jaxued"``: JaxUED's eight named mazes; ``"long_paths"``).
+:class:`UEDConfig` holds the literature's curricula (DR, robust PLR, ACCEL) run by
+``dicode.student.maze.ued``; ``JAXUED_LAYOUT`` is their student layout (32 envs × 256 steps,
+one level per env, as JaxUED's ``maze_plr.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dicode.student.layout import SlotLayout
 
@@ -47,7 +55,15 @@ class MazePPOConfig(SlotLayout):
     embed_size: int = 64  # width of the two embedding layers
     hidden_size: int = 128  # GRU state and head width
 
+    # --- the world around the student -------------------------------------------------------
+    target: str = "dr"  # the target game's maze family (dicode.domains.maze.generate)
+    heldout: str = "ours"  # the evaluation set (dicode.domains.maze.heldout.HELD_OUT_SETS)
+
     seed: int = 0
+
+    def annealed_over(self, env_steps: int) -> MazePPOConfig:
+        """This config with its step size annealed to 0 over ``env_steps`` env steps."""
+        return replace(self, anneal_lr=True, num_iterations=-(-env_steps // self.batch_size))
 
     def __post_init__(self) -> None:
         if self.num_envs % self.num_minibatches:
@@ -56,3 +72,49 @@ class MazePPOConfig(SlotLayout):
             raise ValueError("target_refresh must be in [0, pool_size]")
         if min(self.num_slots, self.envs_per_slot, self.pool_size, self.num_steps) < 1:
             raise ValueError("num_slots, envs_per_slot, pool_size and num_steps must be >= 1")
+        if self.target not in ("dr", "long_paths"):
+            raise ValueError(f"target must be 'dr' or 'long_paths', got {self.target!r}")
+        if self.heldout not in ("ours", "jaxued", "long_paths"):
+            raise ValueError(f"heldout must be ours, jaxued or long_paths, got {self.heldout!r}")
+
+
+#: One level per env, 32 envs × 256 steps per iteration (JaxUED's ``maze_plr.py`` batch); our
+#: network and PPO step sizes (JaxUED's lr 1e-4 and entropy 1e-3 are tuned for 30k updates).
+JAXUED_LAYOUT = MazePPOConfig(
+    num_slots=32, envs_per_slot=1, pool_size=1, target_refresh=0, num_steps=256,
+    num_minibatches=1, update_epochs=5, heldout="jaxued",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UEDConfig:
+    """A curriculum of the literature over the maze (``dicode.student.maze.ued``), JaxUED's
+    defaults (``examples/maze_plr.py``): every iteration plays one batch of levels, one per env.
+
+    ``method``: ``"dr"`` — fresh random levels every iteration, trained on; ``"robust_plr"`` —
+    PLR⊥: with probability ``replay_prob`` (once the buffer is ``min_fill`` full) replay levels
+    drawn from the buffer by score rank (temperature) mixed with staleness and train on them,
+    otherwise roll out fresh random levels WITHOUT a gradient step and only score them for the
+    buffer; ``"accel"`` — robust PLR, and after every replay iteration the replayed levels
+    edited ``num_edits`` times, rolled out without a gradient step and scored for the buffer.
+    """
+
+    method: str = "robust_plr"
+    score: str = "maxmc"  # "maxmc" (max return seen − value) or "pvl" (positive value loss)
+    replay_prob: float = 0.8
+    staleness_coef: float = 0.3
+    temperature: float = 0.3
+    capacity: int = 4000  # levels in the buffer
+    min_fill: float = 0.5  # replay starts once the buffer is this full
+    num_edits: int = 5  # ACCEL's edits per child level
+    new_levels: str = "dr"  # the random levels' family (``generate.target_pool``)
+
+    def __post_init__(self) -> None:
+        if self.method not in ("dr", "robust_plr", "accel"):
+            raise ValueError(f"method must be dr, robust_plr or accel, got {self.method!r}")
+        if self.score not in ("maxmc", "pvl"):
+            raise ValueError(f"score must be maxmc or pvl, got {self.score!r}")
+        if not 0.0 <= self.replay_prob <= 1.0 or not 0.0 <= self.min_fill <= 1.0:
+            raise ValueError("replay_prob and min_fill must be in [0, 1]")
+        if self.capacity < 1 or self.num_edits < 0:
+            raise ValueError("capacity must be >= 1 and num_edits >= 0")

@@ -1,6 +1,7 @@
 """The maze target protocol: zero-shot solve rate on the fixed held-out mazes.
 
-Protocol (``dicode.domains.maze.heldout``): every held-out maze is played ``episodes`` times
+Protocol (``dicode.domains.maze.heldout``; the set ``heldout`` of ``HELD_OUT_SETS``, our 12
+mazes by default): every held-out maze is played ``episodes`` times
 and each of ``dr_mazes`` fixed domain-randomised mazes (the target game's distribution, stream
 ``EVAL_SEED``, never trained on) once; all episodes run side by side in the real engine from
 the fixed key ``seed``. The policy samples its actions (as in training) from its GRU, which
@@ -109,12 +110,13 @@ class MazeEvaluator:
         max_steps: int = MAX_STEPS,
         dr_mazes: int = EVAL_DR_MAZES,
         seed: int = EVAL_SEED,
+        heldout: str = "ours",
     ) -> None:
         if episodes < 1 or max_steps < 1 or dr_mazes < 0:
             raise ValueError("episodes and max_steps must be >= 1, dr_mazes >= 0")
-        self.names = held_out_names()
+        self.names = held_out_names(heldout)
         self.episodes, self.max_steps = episodes, min(max_steps, MAX_STEPS)
-        held = held_out_pool()
+        held = held_out_pool(heldout)
         order = np.repeat(np.arange(held.size), episodes)
         pools = [MazePool(held.walls[order], held.start_pos[order], held.start_dir[order],
                           held.goal_pos[order])]  # fmt: skip

@@ -10,6 +10,11 @@ The GRU state is zeroed where an observation starts an episode: after an episode
 every env of a slot whose ``slot_reset`` flag is set (a new level was placed there). Swapping
 levels means passing other slot arrays (same shapes) plus those flags; it never recompiles
 (``Trainer.trace_count`` counts traces).
+
+``learn`` (data, default True) skips the update when False: the rollout only measures (robust
+PLR's rollouts of new levels). The metrics carry per-env level scores for PLR either way:
+``pvl`` (mean positive GAE advantage), ``value_mean`` and ``return_max`` (the best finished
+episode's return, −inf when none finished).
 """
 
 from __future__ import annotations
@@ -72,8 +77,20 @@ class Trainer:
     def __post_init__(self) -> None:
         c = self.config
         self.network = MazeActorCritic(engine.NUM_ACTIONS, c.embed_size, c.hidden_size)
-        self.iterate = jax.jit(self._iterate)
+        self._iterate_jit = jax.jit(self._iterate)
         self._reset = jax.jit(engine.reset)
+
+    def iterate(
+        self,
+        runner: RunnerState,
+        slots: engine.LevelSlots,
+        slot_reset: jnp.ndarray,
+        r_prev: jnp.ndarray,
+        learn: bool = True,
+    ) -> tuple[RunnerState, SlotStats, dict[str, jnp.ndarray]]:
+        """One rollout and (when ``learn``) one PPO update; ``learn`` is data, so both share
+        one compile."""
+        return self._iterate_jit(runner, slots, slot_reset, r_prev, jnp.asarray(learn, bool))
 
     def _optimizer(self) -> optax.GradientTransformation:
         c = self.config
@@ -129,6 +146,7 @@ class Trainer:
         slots: engine.LevelSlots,
         slot_reset: jnp.ndarray,
         r_prev: jnp.ndarray,
+        learn: jnp.ndarray,
     ) -> tuple[RunnerState, SlotStats, dict[str, jnp.ndarray]]:
         self.trace_count += 1  # runs only while tracing: counts compilations
         c = self.config
@@ -175,12 +193,23 @@ class Trainer:
             self.network, params, hidden, obs[None], starts[None], bonus_slot[None]
         )
         advantages, targets = gae(traj, last_value[0], c.gamma, c.gae_lambda)
-        train, rng, losses = self._update(
-            runner.train, first_hidden, traj, advantages, targets, rng
-        )
+
+        def update(rng: jax.Array) -> tuple[TrainState, jax.Array, dict[str, jnp.ndarray]]:
+            return self._update(runner.train, first_hidden, traj, advantages, targets, rng)
+
+        def measure_only(rng: jax.Array) -> tuple[TrainState, jax.Array, dict[str, jnp.ndarray]]:
+            zero = jnp.zeros((), jnp.float32)
+            return runner.train, rng, {"policy_loss": zero, "value_loss": zero, "entropy": zero}
+
+        # A cond, not a multiply by zero: Adam's moments and step count stay as they were.
+        train, rng, losses = jax.lax.cond(learn, update, measure_only, rng)
 
         done_f, success_f, return_f, length_f, bonus_f = finished
         losses["bonus_sum"] = bonus_f.sum()
+        # Per-env level scores (PLR): the rollout's positive advantages, values, best return.
+        losses["pvl"] = jnp.maximum(advantages, 0.0).mean(axis=0)
+        losses["value_mean"] = traj.value.mean(axis=0)
+        losses["return_max"] = jnp.where(done_f, return_f, -jnp.inf).max(axis=0)
         sums = {"length": length_f}
         stats = slot_stats(slot_of_env, c.num_slots, done_f, success_f, return_f, sums)
         new_runner = RunnerState(

@@ -7,7 +7,9 @@ recompiles. The target game is domain randomisation: a pool of K DR mazes, of wh
 ``target_refresh`` are replaced by new ones (made on the host with NumPy) before every
 iteration on the slots that play it — close to the literature's fresh maze per episode. DR
 maze j is the j-th of the run's own stream and sits at pool position ``j % K``, so the pool is
-rebuilt on resume from its counter alone. Levels pay the completion bonus, the target game
+rebuilt on resume from its counter alone. ``config.target`` may name another family (the
+sparse long-path mazes, ``generate.target_pool``), made the same way; ``config.heldout`` picks
+the evaluation set. Levels pay the completion bonus, the target game
 does not. A checkpoint keeps parameters, optimiser state, RNG key, iteration and the DR
 counter; a resumed student restarts every env (and GRU state) on the target game.
 """
@@ -26,7 +28,7 @@ import numpy as np
 from flax.training.train_state import TrainState
 
 from dicode.domains.maze import engine
-from dicode.domains.maze.generate import dr_pool
+from dicode.domains.maze.generate import target_pool
 from dicode.domains.maze.grid import MAX_STEPS
 from dicode.domains.maze.level_checks import MazePool
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
@@ -47,20 +49,21 @@ class TargetPool:
     seed: int
     pool_size: int
     generated: int = 0  # mazes made so far (the checkpointed counter)
+    family: str = "dr"  # generate.TARGET_FAMILIES
     pool: MazePool = field(init=False)
 
     def __post_init__(self) -> None:
         first = max(self.generated, self.pool_size) - self.pool_size
         self.generated = first + self.pool_size
         indices = sorted(range(first, self.generated), key=lambda j: j % self.pool_size)
-        self.pool = dr_pool(self.seed + _STREAM_OFFSET, indices)
+        self.pool = target_pool(self.family, self.seed + _STREAM_OFFSET, indices)
 
     def refresh(self, count: int) -> None:
         """Make the next ``count`` mazes and write them over their pool positions."""
         if count <= 0:
             return
         indices = list(range(self.generated, self.generated + count))
-        fresh = dr_pool(self.seed + _STREAM_OFFSET, indices)
+        fresh = target_pool(self.family, self.seed + _STREAM_OFFSET, indices)
         positions = np.asarray(indices) % self.pool_size
         for name in ("walls", "start_pos", "start_dir", "goal_pos"):
             getattr(self.pool, name)[positions] = getattr(fresh, name)
@@ -90,8 +93,9 @@ def compiled_evaluator(config: MazePPOConfig, episodes: int, max_steps: int) -> 
 @functools.cache
 def _compiled_evaluator(config: MazePPOConfig, episodes: int, max_steps: int) -> MazeEvaluator:
     return MazeEvaluator(
-        compiled_ppo(config).network, episodes, max_steps, EVAL_DR_MAZES, EVAL_SEED
-    )
+        compiled_ppo(config).network, episodes, max_steps, EVAL_DR_MAZES, EVAL_SEED,
+        heldout=config.heldout,
+    )  # fmt: skip
 
 
 class MazeSlotTrainer(LayoutTrainer):
@@ -109,15 +113,19 @@ class MazeSlotTrainer(LayoutTrainer):
         self.config = config
         self.eval_episodes, self.eval_max_steps = eval_episodes, eval_max_steps
         self.ppo = compiled_ppo(replace(config, seed=0))
-        self.target = TargetPool(config.seed, config.pool_size)
+        self.target = TargetPool(config.seed, config.pool_size, family=config.target)
         self.levels: list[MazePool | None] = [None] * config.num_slots  # None: the target game
+        # DiCode's levels pay the completion bonus; the literature's curricula (ued.py) do not.
+        self.levels_pay_bonus = True
+        self.learn = True  # False: the next iterations only measure (robust PLR's new levels)
+        self.last_metrics: dict[str, np.ndarray] = {}  # the last iteration's per-env scores
         self.slots = self._device_slots()
         self.runner: RunnerState = self.ppo.init(config.seed, self.slots)
         self._stale = False
 
     def _device_slots(self) -> engine.LevelSlots:
         pools = [self.target.pool if level is None else level for level in self.levels]
-        bonus = [level is not None for level in self.levels]
+        bonus = [level is not None and self.levels_pay_bonus for level in self.levels]
         slots = engine.make_slots(pools, self.config.pool_size, bonus)
         return jax.device_put(slots, jax.devices()[0])
 
@@ -132,9 +140,10 @@ class MazeSlotTrainer(LayoutTrainer):
         if self._stale:
             self.slots = self._device_slots()
             self._stale = False
-        self.runner, stats, _ = self.ppo.iterate(
-            self.runner, self.slots, jnp.asarray(slot_reset, bool), jnp.float32(r_prev)
+        self.runner, stats, metrics = self.ppo.iterate(
+            self.runner, self.slots, jnp.asarray(slot_reset, bool), jnp.float32(r_prev), self.learn
         )
+        self.last_metrics = {k: np.asarray(metrics[k]) for k in ("pvl", "value_mean", "return_max")}
         return slot_tallies(stats)
 
     def evaluator(self) -> MazeEvaluator:
@@ -157,7 +166,9 @@ class MazeSlotTrainer(LayoutTrainer):
         r = self.runner
         template = LearningState(train=r.train, rng=r.rng, iteration=r.iteration)
         state, extra = load_checkpoint(path, template)
-        self.target = TargetPool(self.config.seed, self.config.pool_size, extra["mazes_generated"])
+        self.target = TargetPool(
+            self.config.seed, self.config.pool_size, extra["mazes_generated"], self.config.target
+        )
         self.levels = [None] * self.config.num_slots
         self.slots = self._device_slots()
         self._stale = False
