@@ -144,45 +144,29 @@ def target_pool(family: str, seed: int, indices: Iterable[int]) -> MazePool:
 
 
 def edit_level(
-    walls: np.ndarray, start: np.ndarray, direction: int, goal: np.ndarray,
-    rng: np.random.Generator, edits: int,
-) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:  # fmt: skip
-    """ACCEL's edits of one maze on arrays (the facts of JaxUED's level mutator): ``edits``
-    distinct random cells, each gets one of add a wall, remove a wall, move the start there
-    (random facing), move the goal there. An end a wall landed on is redrawn afterwards on a
-    free cell (the goal first, then the start, never on each other). Solvability is not kept:
-    as in ACCEL, a level the student cannot solve scores low and leaves the buffer."""
-    walls, start, goal = walls.copy(), start.copy(), goal.copy()
-    start_hit = goal_hit = False
-    for index in rng.choice(SIZE * SIZE, size=edits, replace=False):
-        cell = np.array(divmod(int(index), SIZE), np.int32)
-        kind = int(rng.integers(4))
-        if kind == 0:
-            walls[cell[0], cell[1]] = True
-            start_hit |= bool(np.all(cell == start))
-            goal_hit |= bool(np.all(cell == goal))
-        elif kind == 1:
-            walls[cell[0], cell[1]] = False
-        elif kind == 2 and not np.all(cell == goal):
-            walls[cell[0], cell[1]] = False
-            start, direction, start_hit = cell, int(rng.integers(len(MOVES))), False
-        elif kind == 3 and not np.all(cell == start):
-            walls[cell[0], cell[1]] = False
-            goal, goal_hit = cell, False
-    if goal_hit:
-        goal = _free_cell(walls, rng, avoid=start)
-    if start_hit:
-        start, direction = _free_cell(walls, rng, avoid=goal), int(rng.integers(len(MOVES)))
-    return walls, start, direction, goal
+    walls: np.ndarray, start: np.ndarray, goal: np.ndarray, rng: np.random.Generator, edits: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """ACCEL's edits of one maze on arrays, as JaxUED's ``maze_plr.py`` makes them (the facts of
+    its minimax-style level mutator): each of ``edits`` edits is, with equal chance, nothing,
+    flipping one cell that is neither end (a wall appears or goes), or moving the goal to a
+    free cell other than the start. The start stays. Returns the new walls and goal;
+    solvability is not kept: as in ACCEL, a level the student cannot solve scores low."""
+    walls, goal = walls.copy(), goal.copy()
+    for _ in range(edits):
+        kind = int(rng.integers(3))
+        if kind == 1:
+            cells = [c for c in np.argwhere(np.ones_like(walls)) if not _is_end(c, start, goal)]
+            cell = cells[int(rng.integers(len(cells)))]
+            walls[cell[0], cell[1]] = not walls[cell[0], cell[1]]
+        elif kind == 2:
+            free = [c for c in np.argwhere(~walls) if not _is_end(c, start, goal)]
+            if free:
+                goal = np.asarray(free[int(rng.integers(len(free)))], np.int32)
+    return walls, goal
 
 
-def _free_cell(walls: np.ndarray, rng: np.random.Generator, avoid: np.ndarray) -> np.ndarray:
-    free = [cell for cell in np.argwhere(~walls) if not np.all(cell == avoid)]
-    if not free:  # a full grid: open the first cell that is not the other end
-        cell = np.array([0, 0] if not np.all(avoid == 0) else [0, 1], np.int32)
-        walls[cell[0], cell[1]] = False
-        return cell
-    return np.asarray(free[int(rng.integers(len(free)))], np.int32)
+def _is_end(cell: np.ndarray, start: np.ndarray, goal: np.ndarray) -> bool:
+    return bool(np.all(cell == start) or np.all(cell == goal))
 
 
 def _as_pool(arrays: dict[str, np.ndarray]) -> MazePool:

@@ -14,7 +14,8 @@ iteration afresh on its level. Which batch, by :class:`~dicode.student.maze.conf
   ``min_fill`` full, levels drawn from the buffer ∝ (1−ρ)·rank-score^(1/β) + ρ·staleness
   (ρ = 0.3, β = 0.3), trained on, and rescored;
 - **mutate** (ACCEL, right after every replay): the replayed levels edited ``num_edits`` times
-  (``generate.edit_level``), rolled out without a gradient step, scored for the buffer.
+  (``generate.edit_level``: flip a wall, move the goal, or nothing, each edit), rolled out
+  without a gradient step, scored for the buffer.
 
 Scores: MaxMC (the best return ever seen on the level minus the rollout's mean value) or PVL
 (the rollout's mean positive GAE advantage), per env from the update's metrics. The buffer
@@ -135,17 +136,14 @@ def mutate_pool(
 ) -> MazePool:  # fmt: skip
     """Each parent edited ``edits`` times (ACCEL's children)."""
     children = [
-        edit_level(
-            parents.walls[i], parents.start_pos[i], int(parents.start_dir[i]),
-            parents.goal_pos[i], rng, edits,
-        )
+        edit_level(parents.walls[i], parents.start_pos[i], parents.goal_pos[i], rng, edits)
         for i in range(parents.size)
-    ]  # fmt: skip
+    ]
     return MazePool(
-        walls=np.stack([c[0] for c in children]),
-        start_pos=np.stack([c[1] for c in children]).astype(np.int32),
-        start_dir=np.asarray([c[2] for c in children], np.int32),
-        goal_pos=np.stack([c[3] for c in children]).astype(np.int32),
+        walls=np.stack([walls for walls, _ in children]),
+        start_pos=parents.start_pos.copy(),
+        start_dir=parents.start_dir.copy(),
+        goal_pos=np.stack([goal for _, goal in children]).astype(np.int32),
     )
 
 
