@@ -34,6 +34,11 @@ from dicode.domains.craftax.bundle import CraftaxBundle, bundle_from_built, targ
 from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES
 from dicode.domains.craftax.state_codec import arrays_to_state, generate_base_worlds, unstack_arrays
+from dicode.student.bonus import with_completion_bonus
+from dicode.student.craftax.ppo import CRAFTAX_BONUS
+
+# What the student steps: the engine wrapped with the completion bonus.
+_BONUS_STEP = with_completion_bonus(engine.step, CRAFTAX_BONUS)
 
 
 def make_bundles(seed: int, pool_size: int) -> list[CraftaxBundle]:
@@ -87,7 +92,7 @@ def pool_chunk(steps: int) -> Any:
             num = total.shape[0]
             act_key, step_key = jax.random.split(key)
             actions = jax.random.randint(act_key, (num,), 0, engine.NUM_ACTIONS)
-            obs, state, reward, _, _ = engine.step(step_key, state, actions, slots, r_prev)
+            obs, state, reward, _, _ = _BONUS_STEP(step_key, state, actions, slots, r_prev)
             return (state, total + reward + obs.sum(axis=1) * 0.0), None
 
         num = state.env_slot.shape[0]

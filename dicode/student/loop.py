@@ -5,8 +5,9 @@ a slot, one iteration, the target protocol, checkpoints); a curriculum method pr
 :class:`SlotSchedule` (which level each slot plays next session, and where the outcomes go).
 :class:`StudentLoop` joins them: before a session the schedule's plan is placed (a changed slot's
 environments restart on the new level; nothing recompiles), each iteration's per-slot tallies
-are summed per level, the target's mean return becomes the next iteration's ``R_prev`` (the
-completion bonus), and the session's outcomes go back to the schedule. :func:`train` runs
+are summed per level, the target episodes update the running mean target return ``R̄`` that the
+next iteration's completion bonus is capped at (``dicode.student.bonus``; the attribute keeps the
+paper's name, ``r_prev``), and the session's outcomes go back to the schedule. :func:`train` runs
 sessions to a step budget and evaluates on a step schedule.
 """
 
@@ -21,6 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dicode.student.bonus import running_return
 from dicode.student.curriculum import TARGET
 from dicode.student.tally import EpisodeTally, merge_outcomes, sum_by_level
 
@@ -75,13 +77,14 @@ class SlotSchedule(Protocol):
 
 
 class StudentLoop:
-    """Owns a world's trainer, the slots' level ids and the bonus's ``R_prev``."""
+    """Owns a world's trainer, the slots' level ids and the bonus's running target return."""
 
     def __init__(self, trainer: SlotTrainer, schedule: SlotSchedule | None = None) -> None:
         self.trainer = trainer
         self.schedule = schedule
         self.slot_levels = [TARGET] * trainer.num_slots
-        self.r_prev = 0.0
+        self.r_prev = 0.0  # R̄: the running mean return of a whole target episode
+        self.r_prev_episodes = 0  # target episodes R̄ has seen
 
     @property
     def iteration(self) -> int:
@@ -108,8 +111,10 @@ class StudentLoop:
             per_slot = self.trainer.iterate(reset & (i == 0), self.r_prev)
             step = sum_by_level(self.slot_levels, per_slot)
             target = step.get(TARGET)
-            if target is not None and target.mean_return is not None:
-                self.r_prev = target.mean_return  # kept when no target episode finished
+            if target is not None and target.mean_return is not None:  # else R̄ is kept
+                self.r_prev, self.r_prev_episodes = running_return(
+                    self.r_prev, self.r_prev_episodes, target.mean_return, target.episodes
+                )
             outcomes = merge_outcomes(outcomes, step)
         if self.schedule is not None:
             self.schedule.record(self.iteration, outcomes)
@@ -119,13 +124,16 @@ class StudentLoop:
         return self.trainer.evaluate()
 
     def save(self, path: str | Path) -> None:
-        self.trainer.save(Path(path), {"r_prev": self.r_prev})
+        extra = {"r_prev": self.r_prev, "r_prev_episodes": self.r_prev_episodes}
+        self.trainer.save(Path(path), extra)
 
     def load(self, path: str | Path) -> None:
         """Resume the learning state; every slot restarts on the target game, so the next
         session's plan places (and resets) whatever the schedule chooses."""
         extra = self.trainer.load(Path(path))
         self.r_prev = float(extra["r_prev"])
+        # A checkpoint from before the running mean: its R_prev counts as one episode.
+        self.r_prev_episodes = int(extra.get("r_prev_episodes", 1))
         self.slot_levels = [TARGET] * self.trainer.num_slots
 
 
@@ -142,15 +150,17 @@ class CurvePoint:
     train_target: dict[str, float] = field(default_factory=dict)
 
     def row(self) -> dict[str, float]:
-        """Flat, for CSV: protocol figures as ``target_<name>`` (the per-skill ones left out:
-        the experiments' JSON keeps them), training as ``train_<name>``."""
+        """Flat, for CSV: the numeric protocol figures as ``target_<name>`` (the per-skill
+        ones and other data, e.g. start boards, left out: the experiments' JSON keeps them),
+        training as ``train_<name>``."""
         flat: dict[str, float] = {
             "iteration": self.iteration,
             "env_steps": self.env_steps,
             "train_seconds": self.train_seconds,
             "train_cpu_seconds": self.train_cpu_seconds,
         }
-        flat |= {f"target_{k}": v for k, v in self.target.items() if k != "skills"}
+        numbers = {k: v for k, v in self.target.items() if isinstance(v, int | float)}
+        flat |= {f"target_{k}": v for k, v in numbers.items()}
         flat |= {f"train_{k}": v for k, v in self.train_target.items()}
         return flat
 

@@ -1,5 +1,6 @@
-"""The pool-based Craftax engine: fidelity to Craftax, rules, reward masking, the completion
-bonus, and no recompilation across level swaps. One compiled step serves every test."""
+"""The pool-based Craftax engine: fidelity to Craftax, rules, reward masking, goal levels that
+go on after their goal, and no recompilation across level swaps. One compiled step serves every
+test."""
 
 from __future__ import annotations
 
@@ -32,10 +33,6 @@ from dicode.domains.craftax.schema import StateArrays
 NUM_SLOTS, POOL, NUM_ENVS = 4, 2, 8
 ENV_SLOT = jnp.array([0, 0, 1, 1, 2, 2, 3, 3], jnp.int32)
 NOOP, PLACE_STONE = 0, 7
-
-
-def r_prev(value: float) -> jax.Array:
-    return jnp.float32(value)  # always a strong float32, as a trainer passes it
 
 
 def bundle_of(
@@ -93,7 +90,7 @@ class Rig:
         actions = jnp.full((NUM_ENVS,), action, jnp.int32)
         for i in range(steps):
             _, state, reward, done, info = self.step(
-                jax.random.fold_in(key, i), state, actions, slots, r_prev(0.0)
+                jax.random.fold_in(key, i), state, actions, slots
             )
             outputs.append((state, np.asarray(reward), np.asarray(done), info))
         return outputs
@@ -123,7 +120,7 @@ def test_unit_rules_reproduce_craftax_step_exactly(rig: Rig) -> None:
     for t in range(6):
         actions = jnp.asarray(rng.integers(0, engine.NUM_ACTIONS, NUM_ENVS), jnp.int32)
         step_key = jax.random.fold_in(key, t)
-        _, new_state, reward, done, _ = rig.step(step_key, state, actions, slots, r_prev(0.0))
+        _, new_state, reward, done, _ = rig.step(step_key, state, actions, slots)
         env_keys = jax.random.split(jax.random.split(step_key)[0], NUM_ENVS)
         for i in range(NUM_ENVS):
             if bool(done[i]):
@@ -152,25 +149,29 @@ def test_achievements_implied_by_the_start_earn_nothing(rig: Rig) -> None:
     assert (reward[4:6] >= 2.5).all()
 
 
-def test_completion_bonus_is_max_of_floor_and_twice_previous_return(rig: Rig) -> None:
+def test_a_goal_level_goes_on_as_an_ordinary_game_after_its_goal(rig: Rig) -> None:
     slots = rig.slots(rig.target, bundle_of(rig.worlds, _place_stone), rig.target, rig.target)
     key = jax.random.PRNGKey(3)
-    _, state = rig.reset(key, slots, ENV_SLOT)
+    obs, state = rig.reset(key, slots, ENV_SLOT)
+    goal_part = np.asarray(obs)[:, -engine.NUM_ACHIEVEMENTS :]
+    assert goal_part[2:4].sum(axis=1).tolist() == [1.0, 1.0] and goal_part[[0, 4]].sum() == 0
     actions = jnp.full((NUM_ENVS,), PLACE_STONE, jnp.int32)
-    paid = {}
-    for previous in (5.0, 30.0):
-        _, after, reward, done, info = rig.step(key, state, actions, slots, r_prev(previous))
-        # Solved envs restart from a pool world: place_stone is locked again, stone is back.
-        assert not np.asarray(after.env.achievements)[2:4, 10].any()
-        assert (np.asarray(after.env.inventory.stone)[2:4] == 5).all()
-        assert np.asarray(info["success"]).tolist() == [False, False, True, True] + [False] * 4
-        assert np.asarray(done[2:4]).all()
-        assert np.asarray(info["bonus"])[[0, 1, 4, 5, 6, 7]].tolist() == [0.0] * 6
-        paid[previous] = np.asarray(info["bonus"])[2:4]
-        # place_stone is worth 1; health does not change on this step.
-        np.testing.assert_allclose(np.asarray(reward)[2:4], 1.0 + paid[previous], atol=0.11)
-    assert paid[5.0].tolist() == [20.0, 20.0]  # max(20, 2·5)
-    assert paid[30.0].tolist() == [60.0, 60.0]  # max(20, 2·30)
+    obs, after, reward, done, info = rig.step(key, state, actions, slots)
+    completed = [False, False, True, True] + [False] * 4
+    assert np.asarray(info["success"]).tolist() == completed
+    assert np.asarray(info["completed"]).tolist() == completed  # what the bonus pays for
+    assert "bonus" not in info  # the engine pays none (dicode.student.bonus wraps it)
+    # place_stone is worth 1; health does not change on this step.
+    np.testing.assert_allclose(np.asarray(reward)[2:4], 1.0, atol=0.11)
+    # The episode goes on: no reset, the achievement stays, the goal leaves the observation.
+    assert not np.asarray(done).any()
+    assert np.asarray(after.env.achievements)[2:4, 10].all()
+    assert np.asarray(obs)[2:4, -engine.NUM_ACHIEVEMENTS :].sum() == 0.0
+    assert np.asarray(info["attempt_over"]).tolist() == completed
+    # Later steps of the same episode neither succeed again nor end the attempt again.
+    _, _, _, done, info = rig.step(jax.random.fold_in(key, 1), after, actions, slots)
+    assert not np.asarray(info["success"]).any() and not np.asarray(done).any()
+    assert not np.asarray(info["attempt_over"]).any()
 
 
 def test_spawn_and_needs_rules_change_the_game(rig: Rig) -> None:
@@ -208,7 +209,7 @@ def test_level_swaps_do_not_recompile(rig: Rig) -> None:
             slots = rig.put(slots, i + 1, bundle)
             _, state = rig.reset(jax.random.fold_in(key, i), slots, ENV_SLOT)
             actions = jnp.full((NUM_ENVS,), i, jnp.int32)
-            _, state, *_ = rig.step(key, state, actions, slots, r_prev(10.0 * i))
+            _, state, *_ = rig.step(key, state, actions, slots)
         jax.block_until_ready(state)
     assert compiles.count == 0
     assert (
@@ -234,9 +235,7 @@ def test_any_bounded_rules_keep_the_state_valid(
     rng = np.random.default_rng(seed)
     for t in range(8):
         actions = jnp.asarray(rng.integers(0, engine.NUM_ACTIONS, NUM_ENVS), jnp.int32)
-        _, state, reward, _, _ = rig.step(
-            jax.random.fold_in(key, t), state, actions, slots, r_prev(1.0)
-        )
+        _, state, reward, _, _ = rig.step(jax.random.fold_in(key, t), state, actions, slots)
         env = state.env
         assert np.isfinite(np.asarray(reward)).all()
         health = np.asarray(env.player_health)

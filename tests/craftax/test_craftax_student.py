@@ -1,5 +1,6 @@
-"""The Craftax PPO-RNN student: one compile across level swaps, the completion bonus follows
-R_prev, training changes the policy, the paper's evaluation, checkpoints. One tiny loop (and
+"""The Craftax PPO-RNN student: one compile across level swaps, the completion bonus in
+Craftax's units (capped at the running target return), goal levels that go on after the goal,
+training changes the policy, the paper's evaluation, checkpoints. One tiny loop (and
 so one compiled update and one compiled evaluation, ``conftest.loop``) serves every test."""
 
 from __future__ import annotations
@@ -91,24 +92,29 @@ def test_level_swaps_never_recompile(
     assert np.asarray(slots.goal[0]).sum() == 3  # collect_basics is in slot 0 now
 
 
-def test_completion_bonus_follows_r_prev(
+def test_completion_bonus_is_the_target_return_at_most_and_levels_go_on(
     trainer: CraftaxSlotTrainer, worlds: list[StateArrays]
 ) -> None:
     slots = _write(trainer, trainer.slots, 1, bundle_of(worlds, _place_stone))
-    # A policy that always places stone: every step of slot 1 solves its level.
+    # A policy that always places stone: slot 1's envs meet their goal on the first step.
     params = jax.tree_util.tree_map(lambda x: x, trainer.runner.train.params)
     bias = params["params"]["actor_out"]["bias"]
     params["params"]["actor_out"]["bias"] = bias.at[PLACE_STONE].set(1e3)
     runner = replace(trainer.runner, train=replace(trainer.runner.train, params=params))
     paid = {}
-    for r_prev in (5.0, 30.0):
-        _, stats, metrics = trainer.ppo.iterate(
-            runner, slots, jnp.asarray([False, True]), jnp.float32(r_prev)
+    for running in (-1.0, 4.5, 30.0):
+        after, stats, metrics = trainer.ppo.iterate(
+            runner, slots, jnp.asarray([False, True]), jnp.float32(running)
         )
-        assert int(stats.successes[1]) == TINY.envs_per_slot * TINY.num_steps
+        # Each env completes its goal once and plays on: one attempt and one success each.
+        assert int(stats.successes[1]) == int(stats.episodes[1]) == TINY.envs_per_slot
         assert int(stats.successes[0]) == 0  # the target game has no goal
-        paid[r_prev] = float(metrics["bonus_sum"]) / int(stats.successes[1])
-    assert paid == pytest.approx({5.0: 20.0, 30.0: 60.0})  # max(20, 2 * R_prev)
+        lengths = np.asarray(after.episode_length).reshape(TINY.num_slots, -1)[1]
+        assert (lengths == TINY.num_steps).all()  # no level episode ended on its goal
+        paid[running] = float(metrics["bonus_sum"]) / int(stats.successes[1])
+    # max(0.1, min(max(20, 2·R̄), R̄)): a goal is worth a whole target game at most (the paper's
+    # max(20, 2·R_prev) paid 20 against the ≈ 4.5 a game returns at 1M steps), and positive.
+    assert paid == pytest.approx({-1.0: 0.1, 4.5: 4.5, 30.0: 30.0})
 
 
 def test_evaluation_reports_the_papers_figures(trainer: CraftaxSlotTrainer) -> None:

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from dicode.domains.maze import engine
 from dicode.domains.maze.grid import MAX_STEPS, SIZE, VIEW
 from dicode.domains.maze.level_checks import MazePool
+from dicode.student.bonus import with_completion_bonus
+from dicode.student.maze.ppo import MAZE_BONUS
 
 observe_one = jax.jit(engine.observe_one)
 move_one = jax.jit(engine.move_one)
@@ -114,25 +116,33 @@ def test_episodes_are_capped_at_t_steps() -> None:
         assert bool(done[0]) == (t == 10)
 
 
-def test_step_resets_finished_envs_and_pays_the_bonus_where_the_slot_does() -> None:
+def test_step_resets_finished_envs_and_marks_completions_where_the_slot_pays() -> None:
     walls = np.zeros((SIZE, SIZE), bool)
     near = one_pool(walls, (3, 3), 0, (3, 4))
     slots = engine.make_slots([near, near], 2, [False, True])
     env_slot = jnp.asarray([0, 1], jnp.int32)
     _, state = engine.reset(jax.random.PRNGKey(0), slots, env_slot)
     forward = jnp.asarray([engine.FORWARD, engine.FORWARD])
-    for r_prev, bonus in ((0.2, 1.0), (0.75, 1.5)):  # max(1, 2 R_prev)
-        _, new, reward, done, info = step(
-            jax.random.PRNGKey(1), state, forward, slots, jnp.float32(r_prev)
+    _, new, reward, done, info = step(jax.random.PRNGKey(1), state, forward, slots)
+    assert np.asarray(done).all() and np.asarray(info["success"]).all()
+    # The engine pays no bonus; it marks the completion the student's bonus wrapper pays for.
+    assert np.asarray(info["completed"]).tolist() == [False, True]
+    base = np.float32(1.0 - 0.9 / MAX_STEPS)
+    np.testing.assert_allclose(np.asarray(reward), [base, base], rtol=1e-6)
+    assert np.asarray(info["length"]).tolist() == [1, 1]
+    # Both envs restarted on their slot's pool.
+    assert np.asarray(new.pos).tolist() == [[3, 3], [3, 3]]
+    assert np.asarray(new.time).tolist() == [0, 0]
+    # The student's step: the bonus in maze units, never above the target's running return.
+    bonus_step = jax.jit(with_completion_bonus(engine.step, MAZE_BONUS))
+    for running, bonus in ((0.0, 0.1), (0.3, 0.3), (0.9, 0.9)):  # max(0.1, min(max(1, 2R), R))
+        _, _, reward, _, info = bonus_step(
+            jax.random.PRNGKey(1), state, forward, slots, jnp.float32(running)
         )
-        assert np.asarray(done).all() and np.asarray(info["success"]).all()
-        base = np.float32(1.0 - 0.9 / MAX_STEPS)
         np.testing.assert_allclose(np.asarray(info["engine_reward"]), [base, base])
+        np.testing.assert_allclose(np.asarray(info["bonus"]), [0.0, bonus], rtol=1e-6)
         np.testing.assert_allclose(np.asarray(reward), [base, base + bonus], rtol=1e-6)
-        assert np.asarray(info["length"]).tolist() == [1, 1]
-        # Both envs restarted on their slot's pool.
-        assert np.asarray(new.pos).tolist() == [[3, 3], [3, 3]]
-        assert np.asarray(new.time).tolist() == [0, 0]
+        assert np.asarray(info["bonus"])[1] <= np.float32(max(running, MAZE_BONUS.least))
 
 
 def test_restart_only_touches_the_chosen_envs_and_copies_the_layout() -> None:

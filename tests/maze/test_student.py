@@ -155,7 +155,8 @@ def test_the_completion_bonus_is_paid_on_levels_only(trainer: MazeSlotTrainer) -
         assert level_successes == TINY.envs_per_slot * TINY.num_steps  # one step per episode
         paid[r_prev] = float(metrics["bonus_sum"]) / level_successes
         assert float(stats.return_sum[1]) == pytest.approx(level_successes * (1 - 0.9 / 250))
-    assert paid == pytest.approx({0.3: 1.0, 0.8: 1.6})  # max(1, 2 R_prev); target: none
+    # max(0.1, min(max(1, 2R̄), R̄)) = R̄: a solve never pays more than a target game returns.
+    assert paid == pytest.approx({0.3: 0.3, 0.8: 0.8}, rel=1e-5)
     trainer.place(1, None)
 
 
@@ -247,8 +248,9 @@ def test_the_student_learns_a_short_corridor() -> None:
     trainer = MazeSlotTrainer(replace(TINY, seed=1), EVAL_EPISODES)  # the same compiled update
     for slot in range(TINY.num_slots):
         trainer.place(slot, corridor)
+    # R̄ = 1 (a target solved at once): every solve's bonus is 1, a solve's full worth.
     per_iteration = [
-        sum(trainer.iterate(np.full(TINY.num_slots, i == 0), 0.0), EpisodeTally())
+        sum(trainer.iterate(np.full(TINY.num_slots, i == 0), 1.0), EpisodeTally())
         for i in range(40)
     ]
     first, last = sum(per_iteration[:10], EpisodeTally()), sum(per_iteration[-10:], EpisodeTally())

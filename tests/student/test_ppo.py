@@ -8,7 +8,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from dicode.domains.tetris.schema import TetrisLevel, target_level
-from dicode.student.bonus import completion_bonus
 from dicode.student.loop import StudentLoop
 from dicode.student.tetris.ppo import Trainer
 from dicode.student.tetris.trainer import TetrisSlotTrainer, compiled_student
@@ -60,12 +59,6 @@ def test_trainers_of_one_configuration_share_one_compile() -> None:
     assert other.ppo is not compiled.ppo
 
 
-def test_completion_bonus_is_max_of_floor_and_scaled_previous_return() -> None:
-    success = jnp.array([True, False, True])
-    assert np.allclose(completion_bonus(success, jnp.float32(0.0)), [20.0, 0.0, 20.0])
-    assert np.allclose(completion_bonus(success, jnp.float32(50.0)), [100.0, 0.0, 100.0])
-
-
 def _bonus_paid_per_success(trainer: Trainer) -> dict[float, float]:
     # Every placement on this level meets its goal, so every step pays the bonus once.
     slots = slots_of(pool_of(_survive_one_piece()), pool_of(_survive_one_piece()))
@@ -80,12 +73,17 @@ def _bonus_paid_per_success(trainer: Trainer) -> dict[float, float]:
     return paid
 
 
-def test_bonus_is_the_floor_in_reward_units_by_default(tiny_trainer: Trainer) -> None:
-    assert _bonus_paid_per_success(tiny_trainer) == {0.0: 20.0, 10.0: 20.0, 40.0: 20.0}
+def test_bonus_is_the_floor_in_reward_units_capped_at_the_target_return(
+    tiny_trainer: Trainer,
+) -> None:
+    # max(1, min(20, R̄)): one piece's reward while the target returns nothing, never above R̄.
+    paid = _bonus_paid_per_success(tiny_trainer)
+    assert paid == {0.0: 1.0, 10.0: 10.0, 40.0: 20.0}
+    assert all(0.0 < bonus <= max(running, 1.0) for running, bonus in paid.items())
 
 
 def test_papers_bonus_changes_with_r_prev() -> None:
-    papers = Trainer(dataclasses.replace(TINY, bonus_scale=2.0))
+    papers = Trainer(dataclasses.replace(TINY, bonus_scale=2.0, bonus_paper=True))
     assert _bonus_paid_per_success(papers) == {0.0: 20.0, 10.0: 20.0, 40.0: 80.0}
 
 

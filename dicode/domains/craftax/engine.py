@@ -1,5 +1,5 @@
 """The Craftax engine dicode trains on: Craftax-Symbolic with level slots, reset pools, rule
-multipliers, goals and the completion bonus — compiled once for a whole run.
+multipliers and goals — compiled once for a whole run.
 
 * **Slots.** ``LevelSlots`` holds S levels as stacked arrays: a pool of K initial worlds,
   a rule vector and a goal multi-hot per slot. Each env plays one slot (``env_slot``).
@@ -23,10 +23,17 @@ multipliers, goals and the completion bonus — compiled once for a whole run.
       applies.
 * **Reward.** Craftax's reward (new achievements weighted 1/3/5/8, + 0.1·Δhealth). Pool
   worlds carry the achievements their start implies as already unlocked, so those earn
-  nothing. On success (all goal achievements unlocked; never for an empty goal) the step
-  adds the completion bonus (``dicode.student.bonus``: ``max(d, k·r_prev)``, d = 20, k = 2),
-  with ``r_prev`` the previous target-game mean return passed in as data, and the episode ends.
-* **Observation.** Craftax's symbolic observation (8268) followed by the goal multi-hot (67).
+  nothing. Success = the step that completes the goal (all goal achievements unlocked, not all
+  of them before; never for an empty goal). The engine pays no bonus: ``info["completed"]``
+  marks the success, and the student adds DiCode's completion bonus on it
+  (``dicode.student.bonus.with_completion_bonus``).
+* **After the goal** the episode goes on as an ordinary game (the goal leaves the observation)
+  until it ends as Craftax's do: whole games, where the day–night cycle and the crafting chain
+  are learnt, stay in the mix. ``info["attempt_over"]`` marks where the level's attempt at its
+  goal ended — the success, or the episode's end without one — which per-level statistics
+  count as the level's episode.
+* **Observation.** Craftax's symbolic observation (8268) followed by the goal multi-hot (67),
+  zeros once the goal is met.
 """
 
 from __future__ import annotations
@@ -71,7 +78,6 @@ from dicode.domains.craftax.bundle import CraftaxBundle, resize_pool
 from dicode.domains.craftax.catalog import MOB_CLASSES, NUM_ACHIEVEMENTS
 from dicode.domains.craftax.rules import RULE_NAMES
 from dicode.domains.craftax.state_codec import arrays_to_state
-from dicode.student.bonus import completion_bonus
 
 OBS_SIZE = 8268 + NUM_ACHIEVEMENTS
 NUM_ACTIONS = len(Action)
@@ -243,8 +249,15 @@ def rule_step(
     return state, reward
 
 
+def _goal_met(achievements: jax.Array, goal: jax.Array) -> jax.Array:
+    """Every goal achievement unlocked (True for the empty goal); leading axes broadcast."""
+    return jnp.all(achievements | ~goal, axis=-1)
+
+
 def _observe(state: EnvState, goal: jax.Array) -> jax.Array:
-    return jnp.concatenate([render_craftax_symbolic(state), goal.astype(jnp.float32)])
+    # A met goal leaves the observation: the rest of the episode is an ordinary game.
+    shown = goal & ~_goal_met(state.achievements, goal)
+    return jnp.concatenate([render_craftax_symbolic(state), shown.astype(jnp.float32)])
 
 
 def _reset_done(
@@ -299,15 +312,15 @@ def step(
     state: EngineState,
     action: jax.Array,
     slots: LevelSlots,
-    r_prev: jax.Array,
     params: EnvParams | None = None,
     static_params: StaticEnvParams | None = None,
 ) -> tuple[jax.Array, EngineState, jax.Array, jax.Array, dict[str, jax.Array]]:
     """Step all N envs; finished ones restart from their slot's pool.
 
-    Returns ``(obs, state, reward, done, info)``; ``info`` holds ``success`` (goal completed
-    this step), ``bonus`` (the completion bonus paid) and ``achievements`` (N, 67) of the
-    pre-reset states, for per-level statistics.
+    Returns ``(obs, state, reward, done, info)``; ``info`` holds ``success`` and ``completed``
+    (the goal completed this step), ``attempt_over`` (the level's attempt at its goal ended this
+    step: the success, or the episode's end without one; the episode's end on the target game)
+    and ``achievements`` (N, 67) of the pre-reset states, for per-level statistics.
     """
     params = EnvParams() if params is None else params
     static_params = StaticEnvParams() if static_params is None else static_params
@@ -321,11 +334,16 @@ def step(
 
     env, reward = jax.vmap(one)(jax.random.split(step_key, num_envs), state.env, action, rules)
     has_goal = goal.any(axis=1)
-    success = has_goal & jnp.all(env.achievements | ~goal, axis=1)
-    bonus = completion_bonus(success, r_prev)
-    game_over = jax.vmap(lambda s: is_game_over(s, params, static_params))(env)
-    done = game_over | success
-    info = {"success": success, "bonus": bonus, "achievements": env.achievements}
+    met = has_goal & _goal_met(env.achievements, goal)
+    # Only the step that completes the goal succeeds: the episode goes on after it.
+    success = met & ~_goal_met(state.env.achievements, goal)
+    done = jax.vmap(lambda s: is_game_over(s, params, static_params))(env)
+    info = {
+        "success": success,
+        "completed": success,
+        "attempt_over": success | (done & ~met),
+        "achievements": env.achievements,
+    }
     env = _reset_done(reset_key, env, state.env_slot, done, slots)
     obs = jax.vmap(_observe)(env, goal)
-    return obs, EngineState(env=env, env_slot=state.env_slot), reward + bonus, done, info
+    return obs, EngineState(env=env, env_slot=state.env_slot), reward, done, info

@@ -22,7 +22,7 @@ from dicode.domains.craftax.level_checks import pool_to_bundle
 
 def _play(steps: int) -> Any:
     @jax.jit
-    def play(key: jax.Array, slots: engine.LevelSlots, r_prev: jax.Array) -> dict[str, jax.Array]:
+    def play(key: jax.Array, slots: engine.LevelSlots) -> dict[str, jax.Array]:
         pool_size = jax.tree_util.tree_leaves(slots.pool)[0].shape[1]
         # Instance i of the pool is env i: every instance is played once.
         env = jax.tree_util.tree_map(lambda p: p[0], slots.pool)
@@ -35,8 +35,9 @@ def _play(steps: int) -> Any:
             state, stats = carry
             key_act, key_step = jax.random.split(key)
             actions = jax.random.randint(key_act, (pool_size,), 0, engine.NUM_ACTIONS)
-            _, state, reward, done, info = engine.step(key_step, state, actions, slots, r_prev)
+            _, state, reward, _, info = engine.step(key_step, state, actions, slots)
             live = stats["running"]
+            done = info["attempt_over"]  # the goal met, or the game over before it
             health_ok = jnp.isfinite(state.env.player_health)
             stats = {
                 "running": live & ~done,
@@ -56,18 +57,17 @@ def _play(steps: int) -> Any:
 class CraftaxRollouts:
     """Plays pools with a random policy; keep one instance to reuse the compiled function."""
 
-    def __init__(self, steps: int = 200, r_prev: float = 0.0) -> None:
+    def __init__(self, steps: int = 200) -> None:
         if steps < 1:
             raise ValueError(f"steps must be >= 1, got {steps}")
         self._play = _play(steps)
-        self._r_prev = jnp.float32(r_prev)
 
     def evaluate(self, pool: Pool, seed: int) -> RolloutReport:
         """Play the first episode of every instance of the pool. (A goal that holds at reset
         was already refused by ``pool_to_bundle`` in the schema stage.)"""
         bundle = pool_to_bundle(pool)
         slots = engine.make_slots([bundle], bundle.pool_size)
-        stats = jax.device_get(self._play(jax.random.PRNGKey(seed), slots, self._r_prev))
+        stats = jax.device_get(self._play(jax.random.PRNGKey(seed), slots))
         problem = None
         if not np.all(stats["finite"]):
             bad = int(np.flatnonzero(~stats["finite"])[0])

@@ -16,11 +16,10 @@
   uniformly drawn pool entry of it; the layout is copied into the env, so rewriting a pool
   (a new level, refreshed target mazes) never changes a running episode. Swapping a level means
   passing other arrays of the same shapes: nothing recompiles.
-* **Bonus.** On success in a slot with ``pays_bonus`` the step adds DiCode's completion bonus
-  (``dicode.student.bonus.completion_bonus``: ``max(d, k·r_prev)``, ``r_prev`` the target's
-  previous mean return, passed in as data) with ``MAZE_BONUS`` (d = 1, k = 2: the maze's reward
-  units, see there). The curriculum's levels pay it; the target game does not (as in the other
-  worlds, where the target game has no level goal).
+* **Bonus.** The engine pays none: ``info["completed"]`` marks a success in a slot with
+  ``pays_bonus``, and the student adds DiCode's completion bonus on it
+  (``dicode.student.bonus.with_completion_bonus``). The curriculum's levels pay it; the target
+  game does not (as in the other worlds, where the target game has no level goal).
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ from flax import struct
 
 from dicode.domains.maze.grid import MAX_STEPS, MOVES, SIZE, VIEW
 from dicode.domains.maze.level_checks import MazePool
-from dicode.student.bonus import BonusConfig, completion_bonus
 
 NUM_ACTIONS = 3
 LEFT, RIGHT, FORWARD = 0, 1, 2
@@ -42,14 +40,6 @@ CHANNELS = 2  # wall, goal
 NUM_DIRECTIONS = 4
 VIEW_SIZE = VIEW * VIEW * CHANNELS
 OBS_SIZE = VIEW_SIZE + NUM_DIRECTIONS
-
-#: The completion bonus ``max(d, k·R_prev)`` in the maze's reward units: d = 1 (the most a maze
-#: episode returns; the shared d = 20 is set in Tetris and Craftax units), k = 2 as everywhere.
-#: Measured (2 slots x 32 envs, 500k steps, target slot DR + one bonus-paying slot of DR mazes):
-#: d = 20 held the target's DR solve rate at 0.48 and the held-out rate at 0.01, d = 1 reached
-#: 0.86 / 0.30, the same as without a bonus (0.90 / 0.25); the 20x larger rewards swamp the
-#: value loss and, through the gradient-norm clip, the policy gradient.
-MAZE_BONUS = BonusConfig(floor=1.0, scale=2.0)
 
 _MOVES = jnp.asarray(MOVES, jnp.int32)  # (4, 2) forward step per direction
 # View cell (i, j): i = 0 is the farthest row, j = VIEW // 2 the agent's own column.
@@ -199,19 +189,19 @@ def restart(
 
 
 def step(
-    key: jax.Array, state: MazeState, action: jax.Array, slots: LevelSlots, r_prev: jax.Array
+    key: jax.Array, state: MazeState, action: jax.Array, slots: LevelSlots
 ) -> tuple[jax.Array, MazeState, jax.Array, jax.Array, dict[str, jax.Array]]:
     """Step all N envs; finished ones restart from their slot's pool.
 
-    Returns ``(obs, state, reward, done, info)``; ``reward`` includes the completion bonus,
-    ``info`` holds ``success``, ``bonus`` (the bonus paid), ``engine_reward`` (without the
-    bonus) and ``length`` (the episode's steps so far, before the reset).
+    Returns ``(obs, state, reward, done, info)``; ``info`` holds ``success``, ``completed``
+    (a success in a slot that pays the completion bonus) and ``length`` (the episode's steps so
+    far, before the reset).
     """
     state, reward, success, done = transition(state, action)
-    bonus = completion_bonus(success & slots.pays_bonus[state.env_slot], r_prev, MAZE_BONUS)
-    info = {"success": success, "bonus": bonus, "engine_reward": reward, "length": state.time}
+    completed = success & slots.pays_bonus[state.env_slot]
+    info = {"success": success, "completed": completed, "length": state.time}
     obs, state = restart(key, state, done, slots)
-    return obs, state, reward + bonus, done, info
+    return obs, state, reward, done, info
 
 
 def success_at_reset(state: MazeState) -> jax.Array:

@@ -7,8 +7,10 @@ et al. 2024), GTrXL (Parisotto et al. 2020, arXiv:1910.06764). The memory — a 
 GTrXL's window of past step embeddings — is whatever ``networks.make_network`` gives; the rollout
 carries it step by step, the update replays whole sequences from the rollout's first memory.
 Environment: ``dicode.domains.craftax.engine`` — S slots x E envs, resets from
-each slot's pool, rule multipliers, goals, and the completion bonus ``max(20, 2 * R_prev)``
-with ``R_prev`` an argument (data) of every iteration.
+each slot's pool, rule multipliers, goals (a goal level goes on as an ordinary game after its
+goal) — wrapped with the completion bonus (``dicode.student.bonus``, ``CRAFTAX_BONUS``), ``R̄``
+(the target's running mean return) an argument (data) of every iteration. Per-level statistics
+count a level's attempt at its goal (ended by the success, or by the episode's end without one).
 
 Observation: Craftax's symbolic observation ++ the slot's goal multi-hot (8335 floats).
 Swapping levels means passing other slot arrays (same shapes) plus ``slot_reset`` flags; it
@@ -27,11 +29,18 @@ import optax
 from flax.training.train_state import TrainState
 
 from dicode.domains.craftax import engine
+from dicode.student.bonus import BonusConfig, with_completion_bonus
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.networks import apply_policy, make_network
 from dicode.student.gae import gae
 from dicode.student.recurrent import sequence_update
 from dicode.student.tally import SlotStats, env_slots, slot_stats
+
+#: The completion bonus in Craftax's units (``dicode.student.bonus``): the paper's d = 20,
+#: k = 2, capped at the target's running mean return (≈ 4.5 at 1M steps, against the paper's
+#: 20 or more), at least ε = 0.1 (a tenth of the least achievement: one health point's reward).
+CRAFTAX_BONUS = BonusConfig(floor=20.0, scale=2.0, least=0.1)
+_STEP = with_completion_bonus(engine.step, CRAFTAX_BONUS)
 
 
 @flax.struct.dataclass
@@ -154,16 +163,17 @@ class Trainer:
             logits, value = logits[0], value[0]
             action = jax.random.categorical(k_act, logits)
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], 1)[:, 0]
-            next_obs, env_state, reward, done, info = engine.step(
+            next_obs, env_state, reward, done, info = _STEP(
                 k_step, env_state, action, slots, r_prev
             )
-            ep_ret = ep_ret + reward - info["bonus"]
+            ep_ret = ep_ret + info["engine_reward"]
             ep_len = ep_len + 1
+            over = info["attempt_over"]  # a level's figures: up to its goal, or the end
             finished = (
-                done,
+                over,
                 info["success"],
-                jnp.where(done, ep_ret, 0.0),
-                jnp.where(done, ep_len, 0),
+                jnp.where(over, ep_ret, 0.0),
+                jnp.where(over, ep_len, 0),
                 info["bonus"],
             )
             step = _Step(obs, starts, action, log_prob, value, reward, done)

@@ -58,12 +58,16 @@ class PPOConfig(SlotLayout):
     # transitions, wells; board_features.py) beside the trunk: learns several times faster.
     board_features: bool = True
 
-    # --- completion bonus B = max(d, k * R_prev) on a goal reached (dicode.student.bonus) ----
-    # In the reward's own units (1 per piece + 10·lines²): a target game returns thousands of
-    # points, a goal level tens to hundreds, so DiCode's k = 2 would make one short level worth
-    # several whole target games; here the bonus is d alone, two single lines' worth.
+    # --- completion bonus on a goal reached (dicode.student.bonus) -----------------------------
+    # B = max(ε, min(max(d, k·R̄), R̄)), R̄ the target's running mean return. In the reward's own
+    # units (1 per piece + 10·lines²): a target game returns thousands of points, a goal level
+    # tens to hundreds, so DiCode's k = 2 would make one short level worth several whole target
+    # games; here the bonus is d alone, two single lines' worth (never above R̄; at least ε, one
+    # piece's reward). ``bonus_paper`` pays DiCode's uncapped max(d, k·R̄) (with k = 2: an arm).
     bonus_floor: float = 20.0  # d
     bonus_scale: float = 0.0  # k (DiCode: 2.0)
+    bonus_least: float = 1.0  # ε
+    bonus_paper: bool = False
 
     seed: int = 0
 

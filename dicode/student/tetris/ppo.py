@@ -2,8 +2,8 @@
 
 Papers: PPO (Schulman et al. 2017, arXiv:1707.06347), GAE (Schulman et al. 2016,
 arXiv:1506.02438), PureJaxRL (Lu et al. 2022). DiCode's completion bonus
-(``dicode.student.bonus``) is paid on success, with ``R_prev`` passed in as data every
-iteration.
+(``dicode.student.bonus``, in the reward's units: ``bonus_config``) is paid on success, with
+``R̄`` (the target's running mean return) passed in as data every iteration.
 
 Layout: S level *slots* x E environments. ``slots`` is a :class:`TetrisLevel` whose leaves carry
 two leading axes ``(S, K)``: slot s holds a pool of K initial states and each of its E
@@ -67,6 +67,13 @@ def make_network(config: PPOConfig) -> AfterstateActorCritic:
         init_beta=config.init_beta,
         context_size=env.CONTEXT_SIZE if config.level_context else 0,
         board_features=config.board_features,
+    )
+
+
+def bonus_config(config: PPOConfig) -> BonusConfig:
+    """The completion bonus's constants of a Tetris configuration (``PPOConfig.bonus_*``)."""
+    return BonusConfig(
+        config.bonus_floor, config.bonus_scale, config.bonus_least, config.bonus_paper
     )
 
 
@@ -207,7 +214,7 @@ class Trainer:
             done = terminated | truncated
             # Only a goal reached by this placement pays (not a level already solved at reset).
             achieved = info["success"] & ~env_state.done
-            bonus = completion_bonus(achieved, r_prev, BonusConfig(c.bonus_floor, c.bonus_scale))
+            bonus = completion_bonus(achieved, r_prev, bonus_config(c))
             # A truncated episode is not a loss: bootstrap from the value of where it stopped.
             stop_context = jax.vmap(env.state_context)(next_state)
             stop_value = self._value(params, next_state.board, stop_context)

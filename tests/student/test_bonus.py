@@ -1,0 +1,84 @@
+"""The completion bonus in each world's units: never above the running target return, positive
+on a completed goal, the paper's rule as an option, the running mean and the step wrapper."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dicode.student.bonus import (
+    BonusConfig,
+    completion_bonus,
+    running_return,
+    with_completion_bonus,
+)
+from dicode.student.craftax.ppo import CRAFTAX_BONUS
+from dicode.student.maze.ppo import MAZE_BONUS
+from dicode.student.tetris.config import PPOConfig
+from dicode.student.tetris.ppo import bonus_config
+
+WORLDS = {"tetris": bonus_config(PPOConfig()), "craftax": CRAFTAX_BONUS, "maze": MAZE_BONUS}
+
+
+def paid(config: BonusConfig, running: float) -> float:
+    return float(completion_bonus(jnp.asarray([True]), jnp.float32(running), config)[0])
+
+
+@pytest.mark.parametrize("world", sorted(WORLDS))
+@settings(max_examples=40, deadline=None)
+@given(running=st.floats(-10.0, 1e4, width=32))
+def test_a_goal_never_pays_more_than_a_target_game_and_always_pays(
+    world: str, running: float
+) -> None:
+    config = WORLDS[world]
+    bonus = paid(config, running)
+    assert bonus > 0.0
+    assert bonus <= np.float32(max(running, config.least))  # ε only while R̄ is below it
+    assert float(completion_bonus(jnp.asarray([False]), jnp.float32(running), config)[0]) == 0.0
+
+
+def test_the_numbers_of_each_world() -> None:
+    tetris, craftax, maze = WORLDS["tetris"], WORLDS["craftax"], WORLDS["maze"]
+    # Tetris: d = 20 alone (k = 0) once a target game returns 20 points; here that is ~20 pieces.
+    assert [paid(tetris, r) for r in (0.0, 12.0, 3_000.0)] == [1.0, 12.0, 20.0]
+    # Craftax: the paper paid max(20, 2·R) = 20 against a 4.5-point game; now the game's worth.
+    assert paid(craftax, 4.5) == pytest.approx(4.5)
+    assert paid(craftax, 60.0) == pytest.approx(60.0)  # min(max(20, 120), 60)
+    assert paid(craftax, -0.5) == pytest.approx(0.1)
+    # The maze: the paper's max(1, 2·R) paid ≈ 1.7 at R = 0.85; now at most the solve's worth.
+    assert paid(maze, 0.85) == pytest.approx(0.85)
+    assert paid(maze, 0.0) == pytest.approx(0.1)
+
+
+def test_the_papers_rule_is_an_option() -> None:
+    paper = BonusConfig(floor=20.0, scale=2.0, paper=True)
+    assert [paid(paper, r) for r in (0.0, 4.5, 30.0)] == [20.0, 20.0, 60.0]
+
+
+def test_the_running_return_follows_the_latest_target_episodes() -> None:
+    mean, seen = running_return(0.0, 0, 4.0, 3)
+    assert (mean, seen) == (4.0, 3)  # the first batch sets it
+    mean, seen = running_return(mean, seen, 8.0, 0)
+    assert (mean, seen) == (4.0, 3)  # no episode: kept
+    mean, seen = running_return(mean, seen, 8.0, 1, window=4)
+    assert (mean, seen) == (5.0, 4)  # one episode moves it a quarter of the way
+    for _ in range(200):
+        mean, seen = running_return(mean, seen, 8.0, 2, window=4)
+    assert mean == pytest.approx(8.0)
+
+
+def test_the_wrapper_adds_the_bonus_where_the_engine_marks_a_completion() -> None:
+    def engine_step(key: object, state: int, action: object, slots: object) -> tuple:
+        info = {"completed": jnp.asarray([True, False]), "success": jnp.asarray([True, False])}
+        return "obs", state + 1, jnp.asarray([1.0, 2.0]), jnp.asarray([False, True]), info
+
+    step = with_completion_bonus(engine_step, BonusConfig(floor=5.0, scale=0.0, least=0.5))
+    obs, state, reward, done, info = step(None, 0, None, None, jnp.float32(3.0))
+    assert (obs, state) == ("obs", 1)
+    assert np.asarray(reward).tolist() == [4.0, 2.0]  # min(5, 3) = 3 on the completion
+    assert np.asarray(info["bonus"]).tolist() == [3.0, 0.0]
+    assert np.asarray(info["engine_reward"]).tolist() == [1.0, 2.0]
+    assert np.asarray(done).tolist() == [False, True]
