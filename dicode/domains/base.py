@@ -20,6 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     from PIL import Image
 
+    from dicode.levels.answer import PoolSchema
     from dicode.levels.bundle import LevelBundle
     from dicode.levels.sandbox import SandboxLimits
     from dicode.settings import EvaluatorSettings, RunSettings, StudentSettings
@@ -65,6 +66,7 @@ class Domain(Protocol):
     builder_module: str  # imported inside the sandbox worker: NumPy and the stdlib only
     builder_version: str  # recorded in every bundle's provenance
     sandbox_limits: SandboxLimits | None  # None: the sandbox's defaults
+    pool_schema: PoolSchema  # field → (dtype, instance shape): every sandbox answer, exactly
 
     def builder_api_docs(self) -> str:
         """The builder's API for prompts (rendered from its docstrings)."""

@@ -7,8 +7,11 @@ Stages, in order (each timed; the first failure names the verdict's stage):
 3. ``sandbox_build`` — the sandbox runs ``build`` once per pool instance (level code runs
    nowhere else); when the sandbox cannot put up its walls on this host, the level does not
    run and the verdict names the stage ``sandbox-unavailable`` with the reason and the fix;
-4. ``schema``        — shapes, dtypes, value ranges, no full rows, spawn area free, one goal;
-5. ``rollouts``      — the goal is not provably impossible; the real engine plays every
+4. ``sandbox_answer`` — the worker's answer, hostile data, follows the answer contract: a
+   short header, stored members only, exactly the world's fields, dtypes and the requested
+   pool size, checked before anything is unpacked (``dicode.levels.answer``);
+5. ``schema``        — shapes, dtypes, value ranges, no full rows, spawn area free, one goal;
+6. ``rollouts``      — the goal is not provably impossible; the real engine plays every
    instance with a random and a heuristic policy; a level solved at reset is rejected;
    success rates are recorded as difficulty estimates (not gates).
 
@@ -36,6 +39,12 @@ from dicode.levels.verdict import (
 )
 
 log = logging.getLogger(__name__)
+
+
+_TOO_DEEP = (
+    "the source nests too deeply to {what} (an expression or block nested hundreds of levels "
+    "deep); write it flatter"
+)
 
 
 class _Rejected(Exception):
@@ -67,7 +76,10 @@ class Validator:
         self.domain = domains.get(domain)
         self.pool_size = pool_size
         self.sandbox = SandboxPool(
-            self.domain.builder_module, warm=warm, limits=limits or self.domain.sandbox_limits
+            self.domain.builder_module,
+            self.domain.pool_schema,
+            warm=warm,
+            limits=limits or self.domain.sandbox_limits,
         )
         self._bases: dict[int, dict[str, np.ndarray] | None] = {}
         self._rollouts = self.domain.make_rollouts(rollout_steps) if rollouts else None
@@ -126,12 +138,16 @@ class Validator:
                 raise _Rejected("syntax", f"{where}{exc.msg}") from None
             except ValueError as exc:  # e.g. null bytes in the source
                 raise _Rejected("syntax", str(exc)) from None
+            except (RecursionError, MemoryError):
+                raise _Rejected("syntax", _TOO_DEEP.format(what="parse")) from None
 
         with _stage("static_policy", timings):
             try:
                 level = check_policy(tree, source)
             except PolicyViolation as exc:
                 raise _Rejected("static_policy", str(exc)) from None
+            except RecursionError:
+                raise _Rejected("static_policy", _TOO_DEEP.format(what="check")) from None
 
         with _stage("sandbox_build", timings):
             base = self._base_worlds(seed)
@@ -142,8 +158,12 @@ class Validator:
             timings["sandbox_wait"] = result.wait_seconds
             if result.unavailable:
                 raise _Rejected(SANDBOX_UNAVAILABLE, result.error or "the sandbox is unavailable")
-            if not result.ok or result.arrays is None:
+            if not result.bad_answer and (not result.ok or result.arrays is None):
                 raise _Rejected("sandbox_build", result.error or "the build failed")
+
+        with _stage("sandbox_answer", timings):
+            if result.bad_answer or result.arrays is None:
+                raise _Rejected("sandbox_answer", result.error or "the worker sent no pool")
             pool = result.arrays
 
         with _stage("schema", timings):

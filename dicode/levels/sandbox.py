@@ -8,10 +8,12 @@ and builtins anyway, and makes that worthless:
   a read-only view of only the paths Python and the library need, a private ``/tmp``,
   ``--die-with-parent``;
 - inside the worker, before it takes a level: an emptied environment, rlimits on CPU seconds,
-  address space, file size, processes, open files and core dumps, and a seccomp filter that
-  refuses every ``open`` (reads too), processes, threads, exec, sockets, signals and writes
-  (``dicode.levels.seccomp``);
-- a cap on what the level may print and on the size of the answer.
+  address space, file size, processes, open files and core dumps, and a seccomp allow-list:
+  the few system calls a build makes (read, write, close, memory, exit), EPERM for every other
+  one, ``open`` included (``dicode.levels.seccomp``);
+- a cap on what the level may print and on the size of the answer, and an answer read as
+  hostile data: header, member sizes, compression, fields, dtypes and the requested pool size
+  checked before anything is unpacked (``dicode.levels.answer``).
 
 It fails closed: without a working bubblewrap, or when a worker cannot install its rlimits or
 seccomp filter, no level code runs and every build answers ``unavailable`` with the reason and
@@ -45,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dicode.levels.answer import AnswerRejected, PoolSchema, parse_header, read_pool
 from dicode.levels.static_policy import ALLOWED_MODULES
 from dicode.levels.worker import UNAVAILABLE
 
@@ -98,6 +101,7 @@ class BuildResult:
     wait_seconds: float = 0.0  # waiting for a warm worker
     run_seconds: float = 0.0  # hand-over to answer
     unavailable: bool = False  # the walls could not be put up: the level did not run
+    bad_answer: bool = False  # the worker's answer broke the answer contract (forged or bad)
 
 
 def isolation_problem() -> str | None:
@@ -182,10 +186,9 @@ class _Worker:
     def __init__(self, builder: str, limits: SandboxLimits, bwrap: str | None) -> None:
         # Working directory outside bubblewrap; inside it, the private /tmp is used instead.
         self.tmpdir = tempfile.mkdtemp(prefix="dicode-sandbox-")
-        config = {"allowed_modules": sorted(ALLOWED_MODULES), "limits": _worker_limits(limits)}
         command = [
             sys.executable, "-I", "-B", str(WORKER_SCRIPT), str(PROJECT_ROOT), builder,
-            json.dumps(config),
+            json.dumps(worker_config(limits)),
         ]  # fmt: skip
         if bwrap is not None:
             command = [*_bwrap_prefix(bwrap), *command]
@@ -272,10 +275,19 @@ class SandboxPool:
     ``unavailable`` says why and every ``build`` answers that instead of running the level.
     """
 
-    def __init__(self, builder: str, warm: int = 2, limits: SandboxLimits | None = None) -> None:
+    def __init__(
+        self,
+        builder: str,
+        schema: PoolSchema,
+        warm: int = 2,
+        limits: SandboxLimits | None = None,
+    ) -> None:
         """``builder``: the world's builder module (``Domain.builder_module``), which the
-        worker imports before its walls go up and hands to level code as ``level``."""
+        worker imports before its walls go up and hands to level code as ``level``;
+        ``schema``: the world's pool schema (``Domain.pool_schema``), which every answer must
+        follow exactly."""
         self.builder = builder
+        self.schema = schema
         self.limits = limits or SandboxLimits()
         self._warm = max(1, warm)
         self._idle: list[_Worker] = []
@@ -398,69 +410,79 @@ class SandboxPool:
         handed_over = time.perf_counter()
         warnings = [] if self.isolated else [NO_BWRAP_WARNING]
         try:
-            error, arrays, extra, printed = self._exchange(worker, source, pool_size, seed, base)
+            answer = self._exchange(worker, encode_job(source, pool_size, seed, self.limits, base))
         finally:
             worker.kill()
-        return BuildResult(
-            ok=error is None,
-            error=error,
-            arrays=arrays,
-            warnings=warnings + extra,
-            printed=printed,
-            wait_seconds=handed_over - started,
-            run_seconds=time.perf_counter() - handed_over,
-        )
+        return self._read_answer(answer, pool_size, warnings, handed_over - started, handed_over)
 
-    def _exchange(
-        self,
-        worker: _Worker,
-        source: str,
-        pool_size: int,
-        seed: int,
-        base: dict[str, np.ndarray] | None,
-    ) -> tuple[str | None, dict[str, np.ndarray] | None, list[str], str]:
+    def _exchange(self, worker: _Worker, job: bytes) -> bytes | str:
+        """Hand ``job`` to ``worker``; its raw answer, or what went wrong (as text)."""
         limits = self.limits
-        job = {
-            "source": source,
-            "pool_size": pool_size,
-            "seed": seed,
-            "print_chars": limits.print_chars,
-            "base_npz": _encode_base(base),
-        }
         assert worker.process.stdin is not None
         try:
-            worker.process.stdin.write(json.dumps(job).encode("utf-8"))
+            worker.process.stdin.write(job)
             worker.process.stdin.close()
         except OSError as exc:
-            return f"the sandbox worker died before the build: {exc}", None, [], ""
+            return f"the sandbox worker died before the build: {exc}"
         deadline = time.monotonic() + limits.wall_seconds
         answer = _read_until(worker.process, None, deadline, limits.answer_bytes)
-        if answer is None:
-            if time.monotonic() >= deadline:
-                return (
-                    f"timeout: the build did not finish within {limits.wall_seconds:g} s "
-                    "(wall clock); the worker was killed",
-                    None, [], "",
-                )  # fmt: skip
+        if answer is not None:
+            # No complete header line: the worker died (a limit, a crash) before answering.
+            return answer if b"\n" in answer else _death_message(worker)
+        if time.monotonic() >= deadline:
             return (
-                f"the build's answer exceeded {limits.answer_bytes} bytes; the worker was killed",
-                None, [], "",
-            )  # fmt: skip
+                f"timeout: the build did not finish within {limits.wall_seconds:g} s "
+                "(wall clock); the worker was killed"
+            )
+        return f"the build's answer exceeded {limits.answer_bytes} bytes; the worker was killed"
+
+    def _read_answer(
+        self,
+        answer: bytes | str,
+        pool_size: int,
+        warnings: list[str],
+        wait_seconds: float,
+        handed_over: float,
+    ) -> BuildResult:
+        """The build's result from a worker's raw answer, which is hostile data: its header
+        and pool are checked against the schema and ``pool_size`` before anything is unpacked."""
+
+        def result(
+            error: str | None,
+            arrays: dict[str, np.ndarray] | None = None,
+            printed: str = "",
+            bad_answer: bool = False,
+        ) -> BuildResult:
+            return BuildResult(
+                ok=error is None,
+                error=error,
+                arrays=arrays,
+                warnings=warnings,
+                printed=printed,
+                wait_seconds=wait_seconds,
+                run_seconds=time.perf_counter() - handed_over,
+                bad_answer=bad_answer,
+            )
+
+        if isinstance(answer, str):
+            return result(answer)
         header_line, _, payload = answer.partition(b"\n")
         try:
-            header = json.loads(header_line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return _death_message(worker), None, [], ""
-        printed = str(header.get("printed", ""))
-        extra = [str(w) for w in header.get("warnings", [])]
-        if not header.get("ok"):
-            return str(header.get("error")), None, extra, printed
+            header = parse_header(header_line)
+        except AnswerRejected as exc:
+            return result(f"the worker's answer was rejected: {exc}", bad_answer=True)
+        warnings = warnings + header.warnings
+        if not header.ok:
+            if payload:
+                return result("the worker's answer was rejected: a failed build sent a pool",
+                              printed=header.printed, bad_answer=True)  # fmt: skip
+            return result(header.error, printed=header.printed)
         try:
-            with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
-                arrays = {key: npz[key] for key in npz.files}
-        except (OSError, ValueError, EOFError) as exc:
-            return f"the build's answer was not a valid array bundle: {exc}", None, extra, printed
-        return None, arrays, extra, printed
+            arrays = read_pool(payload, self.schema, pool_size)
+        except AnswerRejected as exc:
+            return result(f"the worker's answer was rejected: {exc}", printed=header.printed,
+                          bad_answer=True)  # fmt: skip
+        return result(None, arrays, header.printed)
 
     def close(self) -> None:
         """Kill the idle workers and stop refilling."""
@@ -477,13 +499,33 @@ class SandboxPool:
 def sandbox_problem(builder: str) -> str | None:
     """Start one worker of ``builder`` and say why the sandbox cannot run level code here, with
     the fix; None when it can (for start-up checks: ``dicode run``, the services)."""
-    with SandboxPool(builder, warm=1) as pool:
+    with SandboxPool(builder, schema={}, warm=1) as pool:  # builds nothing: no schema needed
         return pool.wait_ready()
 
 
-def _worker_limits(limits: SandboxLimits) -> dict[str, int]:
-    """The limits the worker applies to itself (the integer ones)."""
-    return {k: v for k, v in asdict(limits).items() if isinstance(v, int)}
+def worker_config(limits: SandboxLimits) -> dict[str, object]:
+    """The worker's command-line configuration: the allowed modules and the limits it applies
+    to itself (the integer ones)."""
+    own_limits = {k: v for k, v in asdict(limits).items() if isinstance(v, int)}
+    return {"allowed_modules": sorted(ALLOWED_MODULES), "limits": own_limits}
+
+
+def encode_job(
+    source: str,
+    pool_size: int,
+    seed: int,
+    limits: SandboxLimits,
+    base: dict[str, np.ndarray] | None,
+) -> bytes:
+    """The one JSON job a worker reads from its stdin."""
+    job = {
+        "source": source,
+        "pool_size": pool_size,
+        "seed": seed,
+        "print_chars": limits.print_chars,
+        "base_npz": _encode_base(base),
+    }
+    return json.dumps(job).encode("utf-8")
 
 
 def _encode_base(base: dict[str, np.ndarray] | None) -> str | None:

@@ -1,12 +1,17 @@
 """The seccomp filter the sandbox worker installs on itself before it takes a level.
 
-Why: the worker has imported everything it needs by then, so from that point it has no reason
-to open a file, start a process or touch the network. The filter makes every such system call
-fail with EPERM, for the worker and anything it could start: ``open``/``openat``/``openat2``
-(reads too: level code that reaches ``os`` finds nothing to read, not even ``/proc``), new
-processes and threads, exec, sockets, signals to other processes, filesystem changes,
-namespaces, mounts, tracing, file handles, pidfds, rlimit changes, bpf and io_uring. rlimits
-alone could not do this: RLIMIT_NPROC is not enforced for root, which containers usually are.
+Why: the worker has imported everything it needs by then; from that point a build only reads
+its job from stdin, computes in memory and writes its answer. The filter is an **allow-list**:
+the calls below are allowed, every other call fails with EPERM — opening anything (reads too),
+processes, threads, exec, sockets, signals, file changes, namespaces, mounts, tracing, clocks,
+modules, reboot, and every call a future kernel adds. rlimits alone could not do this:
+RLIMIT_NPROC is not enforced for root, which containers usually are.
+
+The list was written from a trace of real builds of every world's seed levels
+(``benchmarks/sandbox_syscalls.py`` traces them and checks each traced call is here), plus
+the memory calls an allocator may need for other sizes (``madvise``) and what the kernel
+needs to deliver a signal and end the process. Unseeded randomness (``getrandom``) is refused on
+purpose: a level's pool comes from the ``rng`` it is given.
 
 Standard library only (ctypes, struct). Supported on x86_64 and aarch64 Linux; elsewhere
 ``install`` says why it could not, and the worker then refuses to run level code.
@@ -27,61 +32,40 @@ _RET_EPERM = 0x00050000 | 1
 
 _LD_W_ABS = 0x20
 _JEQ = 0x15
-_JGE = 0x35
 _RET = 0x06
 
-# Calls refused on every architecture, by their numbers in the asm-generic table (aarch64) and
-# the x86_64 table. Read from the kernel headers (asm-generic/unistd.h, asm/unistd_64.h).
-_REFUSED: dict[str, tuple[int, int]] = {  # name: (x86_64, generic)
-    "openat": (257, 56), "openat2": (437, 437), "open_by_handle_at": (304, 265),
-    "name_to_handle_at": (303, 264), "open_tree": (428, 428),
-    "socket": (41, 198), "socketpair": (53, 199), "bind": (49, 200), "listen": (50, 201),
-    "accept": (43, 202), "connect": (42, 203), "accept4": (288, 242),
-    "clone": (56, 220), "clone3": (435, 435), "execve": (59, 221), "execveat": (322, 281),
-    "kill": (62, 129), "tkill": (200, 130), "tgkill": (234, 131),
-    "pidfd_open": (434, 434), "pidfd_getfd": (438, 438),
-    "truncate": (76, 45), "ftruncate": (77, 46), "renameat": (264, 38),
-    "renameat2": (316, 276), "mkdirat": (258, 34), "mknodat": (259, 33),
-    "unlinkat": (263, 35), "symlinkat": (266, 36), "linkat": (265, 37), "fchmod": (91, 52),
-    "fchmodat": (268, 53), "fchown": (93, 55), "fchownat": (260, 54),
-    "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271),
-    "pivot_root": (155, 41), "chroot": (161, 51), "mount": (165, 40), "umount2": (166, 39),
-    "move_mount": (429, 429), "fsopen": (430, 430), "fsconfig": (431, 431),
-    "fsmount": (432, 432), "fspick": (433, 433), "mount_setattr": (442, 442),
-    "unshare": (272, 97), "setns": (308, 268),
-    "add_key": (248, 217), "request_key": (249, 218), "keyctl": (250, 219),
-    "setrlimit": (160, 164), "prlimit64": (302, 261), "acct": (163, 89),
-    "perf_event_open": (298, 241), "fanotify_init": (300, 262), "bpf": (321, 280),
-    "userfaultfd": (323, 282), "io_uring_setup": (425, 425), "io_uring_enter": (426, 426),
-    "io_uring_register": (427, 427),
-}  # fmt: skip
-# x86_64 keeps older calls that the generic table dropped.
-_REFUSED_X86_64_ONLY = {
-    "open": 2, "creat": 85, "fork": 57, "vfork": 58, "rename": 82, "mkdir": 83, "rmdir": 84,
-    "link": 86, "unlink": 87, "symlink": 88, "chmod": 90, "chown": 92, "lchown": 94,
-    "mknod": 133, "uselib": 134,
+# The calls a build may make, by their numbers in the x86_64 table and the asm-generic table
+# (aarch64), read from the kernel headers (asm/unistd_64.h, asm-generic/unistd.h); None where
+# an architecture has no such call.
+_ALLOWED: dict[str, tuple[int | None, int | None]] = {  # name: (x86_64, generic)
+    # the job in, the answer out (stdin is closed and stdout/stderr moved after reading)
+    "read": (0, 63), "write": (1, 64), "close": (3, 57), "lseek": (8, 62),
+    "fstat": (5, 80), "newfstatat": (262, 79), "dup2": (33, None), "dup3": (292, 24),
+    # memory
+    "brk": (12, 214), "mmap": (9, 222), "munmap": (11, 215), "mremap": (25, 216),
+    "madvise": (28, 233),
+    # the interpreter and libc themselves
+    "futex": (202, 98), "clock_gettime": (228, 113), "gettimeofday": (96, 169),
+    "rt_sigreturn": (15, 139), "exit": (60, 93), "exit_group": (231, 94),
+    "getpid": (39, 172),  # harmless: the PID namespace's own number
 }  # fmt: skip
 
 
 class _Arch:
-    def __init__(self, audit: int, numbers: dict[str, int], x32_bit: int | None) -> None:
+    def __init__(self, audit: int, numbers: dict[str, int]) -> None:
         self.audit = audit  # AUDIT_ARCH_* value seccomp_data.arch carries
-        self.numbers = numbers
-        self.x32_bit = x32_bit  # x86_64's x32 ABI: a second numbering, refused wholesale
+        self.numbers = numbers  # allowed calls; x86_64's x32 numbers (bit 30) match none
 
 
 _ARCHES = {
-    "x86_64": _Arch(
-        0xC000003E,
-        {**{n: nrs[0] for n, nrs in _REFUSED.items()}, **_REFUSED_X86_64_ONLY},
-        0x40000000,
-    ),
-    "aarch64": _Arch(0xC00000B7, {n: nrs[1] for n, nrs in _REFUSED.items()}, None),
+    "x86_64": _Arch(0xC000003E, {n: nrs[0] for n, nrs in _ALLOWED.items() if nrs[0] is not None}),
+    "aarch64": _Arch(0xC00000B7, {n: nrs[1] for n, nrs in _ALLOWED.items() if nrs[1] is not None}),
 }
 
 
-def refused_calls(machine: str | None = None) -> dict[str, int]:
-    """System call name → number refused on ``machine`` (default: this one)."""
+def allowed_calls(machine: str | None = None) -> dict[str, int]:
+    """System call name → number allowed on ``machine`` (default: this one); empty when the
+    architecture is not supported."""
     arch = _ARCHES.get(machine or platform.machine())
     return {} if arch is None else dict(arch.numbers)
 
@@ -91,25 +75,23 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 
 def filter_program(machine: str | None = None) -> bytes:
-    """The BPF program (raw ``struct sock_filter`` bytes): wrong arch → kill; refused → EPERM."""
+    """The BPF program (raw ``struct sock_filter`` bytes): wrong arch → kill; allowed → allow;
+    anything else → EPERM."""
     arch = _ARCHES[machine or platform.machine()]
-    refused = sorted(set(arch.numbers.values()))
+    allowed = sorted(set(arch.numbers.values()))
     prog = [
         _insn(_LD_W_ABS, 4),  # seccomp_data.arch
         _insn(_JEQ, arch.audit, jt=1, jf=0),
         _insn(_RET, _RET_KILL_PROCESS),
         _insn(_LD_W_ABS, 0),  # seccomp_data.nr
     ]
-    # After the header: [x32 check], one JEQ per refused call, ALLOW, EPERM.
-    checks = len(refused) + (1 if arch.x32_bit is not None else 0)
-    eperm = len(prog) + checks + 1
-    if arch.x32_bit is not None:
-        prog.append(_insn(_JGE, arch.x32_bit, jt=eperm - len(prog) - 1, jf=0))
-    for nr in refused:
-        prog.append(_insn(_JEQ, nr, jt=eperm - len(prog) - 1, jf=0))
-    prog.append(_insn(_RET, _RET_ALLOW))
-    assert len(prog) == eperm
+    # After the header: one JEQ per allowed call (jumping to ALLOW), then EPERM, then ALLOW.
+    allow = len(prog) + len(allowed) + 1
+    for nr in allowed:
+        prog.append(_insn(_JEQ, nr, jt=allow - len(prog) - 1, jf=0))
     prog.append(_insn(_RET, _RET_EPERM))
+    assert len(prog) == allow
+    prog.append(_insn(_RET, _RET_ALLOW))
     return b"".join(prog)
 
 

@@ -11,10 +11,13 @@ sandbox worker (which receives it on its command line) all use it.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
+import pkgutil
 import re
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # What level code may import, or reach as a module through an allowed module's attributes.
@@ -44,12 +47,17 @@ FORBIDDEN_ATTRIBUTES = frozenset(
         "lib", "f2py", "distutils", "testing", "os", "sys", "core", "compat", "rec",
         "show_config", "show_runtime", "info", "lookfor", "source", "get_include", "dump",
         "dumps", "format", "format_map", "mro", "from_dlpack", "cffi", "capsule",
-        # attribute access by a name computed at run time, and modules that are never allowed
+        # attribute access by a name computed at run time (functools copies attributes named
+        # by strings), and modules that are never allowed
         "operator", "attrgetter", "methodcaller", "builtins", "importlib", "subprocess",
-        "shutil", "pathlib", "pickle", "marshal", "socket", "inspect", "gc",
+        "shutil", "pathlib", "pickle", "marshal", "socket", "inspect", "gc", "wraps",
+        "update_wrapper", "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES",
     }
 )  # fmt: skip
 FORBIDDEN_ATTRIBUTE_PREFIXES = ("_", "gi_", "cr_", "ag_", "f_", "tb_", "co_")
+# A format field that reads an attribute or an item ("{0.x}", "{0[k]}"): str.format's way of
+# reaching attributes by a name written in a string.
+_FORMAT_FIELD_ACCESS = re.compile(r"\{\s*\w*\s*(?:\.\s*\w|\[)")
 
 _DUNDER_TEXT = re.compile(r"__\w+__")
 _MAX_FOLDED_CHARS = 10_000  # a folded string longer than this is not followed further
@@ -100,8 +108,9 @@ def check_policy(tree: ast.Module, source: str) -> LevelSource:
         ),
     )
     modules = _module_names(tree)
+    strings = _string_names(tree)
     for node in nodes:
-        _check_node(node, modules)
+        _check_node(node, modules, strings)
     _check_build(tree)
     return LevelSource(source=source, description=description, tree=tree)
 
@@ -120,7 +129,7 @@ def _where(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', '?')}"
 
 
-def _check_node(node: ast.AST, modules: dict[str, str]) -> None:
+def _check_node(node: ast.AST, modules: dict[str, str], strings: _StringNames) -> None:
     if isinstance(node, ast.Import):
         for alias in node.names:
             _check_import(alias.name, node)
@@ -136,9 +145,24 @@ def _check_node(node: ast.AST, modules: dict[str, str]) -> None:
             _check_identifier(alias.name, node, "imported name")
             _check_attribute_name(alias.name, node)
             _check_reached_module(f"{node.module}.{alias.name}", node, alias.name)
+            _check_module_name(alias.name, node)
     elif isinstance(node, ast.Attribute):
         _check_attribute_name(node.attr, node)
         _check_module_attribute(node, modules)
+        _check_module_name(node.attr, node)
+    elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+        targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+        for target in targets:
+            _check_module_change(target, modules)
+    elif isinstance(node, ast.MatchClass):
+        # ``case C(attr=x)`` reads ``attr`` from the subject like ``subject.attr`` would.
+        for attribute in node.kwd_attrs:
+            _check_attribute_name(attribute, node)
+            _check_module_name(attribute, node)
+    elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name is not None:
+        _check_identifier(node.name, node, "name")
+    elif isinstance(node, ast.MatchMapping) and node.rest is not None:
+        _check_identifier(node.rest, node, "name")
     elif isinstance(node, ast.Name):
         _check_identifier(node.id, node, "name")
         if node.id in FORBIDDEN_NAMES:
@@ -165,8 +189,16 @@ def _check_node(node: ast.AST, modules: dict[str, str]) -> None:
             raise PolicyViolation(
                 f"{_where(node)}: strings naming dunder attributes ({dunder[0]!r}) are not allowed"
             )
-    if isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call):
-        _check_built_string(node)
+        field = _FORMAT_FIELD_ACCESS.search(text)
+        if field:
+            raise PolicyViolation(
+                f"{_where(node)}: format fields that read attributes or items ({field[0]!r}) "
+                "are not allowed; use an f-string with plain names"
+            )
+    if isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call | ast.Subscript) or (
+        isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    ):
+        _check_built_string(node, strings)
 
 
 def _check_import(module: str, node: ast.AST) -> None:
@@ -180,6 +212,13 @@ def _check_import(module: str, node: ast.AST) -> None:
 def _check_identifier(name: str, node: ast.AST, kind: str) -> None:
     if name.startswith("__"):
         raise PolicyViolation(f"{_where(node)}: dunder {kind} '{name}' is not allowed")
+    # Private names too ('_' alone is the usual throw-away name): in a namespace borrowed from
+    # a module (a class body, a function's globals) they would read the module's internals.
+    if name.startswith("_") and name != "_":
+        raise PolicyViolation(
+            f"{_where(node)}: private {kind} '{name}' is not allowed; "
+            f"name it without the leading underscore"
+        )
 
 
 def _check_attribute_name(name: str, node: ast.AST) -> None:
@@ -187,10 +226,18 @@ def _check_attribute_name(name: str, node: ast.AST) -> None:
         raise PolicyViolation(
             f"{_where(node)}: access to private or internal attribute '{name}' is not allowed"
         )
-    if name in FORBIDDEN_ATTRIBUTES:
+    if name in FORBIDDEN_ATTRIBUTES or name in FORBIDDEN_NAMES:
         hint = " (use an f-string)" if name in ("format", "format_map") else ""
         raise PolicyViolation(
             f"{_where(node)}: attribute '{name}' is not allowed in level code{hint}"
+        )
+
+
+def _check_module_name(name: str, node: ast.AST) -> None:
+    if name in _forbidden_module_attributes():
+        raise PolicyViolation(
+            f"{_where(node)}: attribute '{name}' names a module that level code may not reach "
+            f"(whatever object it is read from); allowed modules: {allowed_modules_text()}"
         )
 
 
@@ -217,6 +264,26 @@ def _submodule(module: str, attribute: str) -> str | None:
     except (ImportError, ValueError):
         return None
     return None if found is None else f"{module}.{attribute}"
+
+
+@functools.cache
+def _forbidden_module_attributes() -> frozenset[str]:
+    """Attribute names that, on some allowed module, name a module level code may not reach
+    (and name no allowed one): refused on any object, since what an expression holds at run
+    time (``[np.random][0].mtrand``) cannot be followed statically."""
+    reached: dict[str, set[str]] = {}
+    for name in ALLOWED_MODULES:
+        module = importlib.import_module(name)
+        for attribute, value in vars(module).items():
+            if isinstance(value, types.ModuleType):
+                reached.setdefault(attribute, set()).add(value.__name__)
+        for found in pkgutil.iter_modules(getattr(module, "__path__", [])):
+            reached.setdefault(found.name, set()).add(f"{name}.{found.name}")
+    return frozenset(
+        attribute
+        for attribute, modules in reached.items()
+        if not attribute.startswith("_") and not any(is_allowed_module(m) for m in modules)
+    )
 
 
 def _check_reached_module(module: str, node: ast.AST, shown: str) -> None:
@@ -270,6 +337,18 @@ def _check_module_attribute(node: ast.Attribute, modules: dict[str, str]) -> Non
         )
 
 
+def _check_module_change(target: ast.expr, modules: dict[str, str]) -> None:
+    """Refuse ``np.stack = ...``: modules are shared with the code that runs after the level."""
+    for node in ast.walk(target):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
+            owner = _resolve_module(node.value, modules)
+            if owner is not None:
+                raise PolicyViolation(
+                    f"{_where(node)}: level code may not change the module '{owner}' "
+                    f"('{'.'.join(_flatten(node))}')"
+                )
+
+
 def _flatten(node: ast.expr) -> list[str]:
     chain = _dotted(node)
     return [] if chain is None else [chain[0], *chain[1]]
@@ -306,62 +385,186 @@ def _module_names(tree: ast.Module) -> dict[str, str]:
 
 # --- strings built at run time ------------------------------------------------------------------
 
-
-def _check_built_string(node: ast.expr) -> None:
-    text = _fold_string(node)
-    if text is not None and "__" in text:
-        raise PolicyViolation(
-            f"{_where(node)}: a string built at run time contains '__' ({text[:40]!r}); "
-            "level code may not name dunder attributes, however it spells them"
-        )
+# Name → the strings it may hold, from every assignment whose value folds to literals.
+_StringNames = dict[str, set[str]]
+_MAX_CANDIDATES = 64  # strings followed per expression; beyond that, the expression is dropped
 
 
-def _fold_string(node: ast.expr) -> str | None:
-    """The value of a string expression made of literals (``'_' * 2 + 'x'``, f-strings, joins,
-    ``chr``), or None when it depends on anything else."""
+def _check_built_string(node: ast.expr, strings: _StringNames) -> None:
+    for text in _fold_string(node, strings) or ():
+        if "__" in text:
+            raise PolicyViolation(
+                f"{_where(node)}: a string built at run time contains '__' ({text[:40]!r}); "
+                "level code may not name dunder attributes, however it spells them"
+            )
+        field = _FORMAT_FIELD_ACCESS.search(text)
+        if field:
+            raise PolicyViolation(
+                f"{_where(node)}: a string built at run time holds a format field that reads "
+                f"attributes or items ({field[0]!r}); use an f-string with plain names"
+            )
+
+
+def _string_names(tree: ast.Module) -> _StringNames:
+    """What each name may hold as a string, following assignments (plain, annotated,
+    augmented, walrus) and loops over literal sequences, a few rounds deep."""
+    bindings: list[tuple[str, ast.expr, bool]] = []  # name, value, appended (+=)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            bindings += [(t.id, node.value, False) for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            if isinstance(node.target, ast.Name):
+                bindings.append((node.target.id, node.value, False))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if isinstance(node.op, ast.Add):
+                bindings.append((node.target.id, node.value, True))
+        elif (
+            isinstance(node, ast.For | ast.comprehension)
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, ast.List | ast.Tuple | ast.Set)
+        ):
+            bindings += [(node.target.id, item, False) for item in node.iter.elts]
+    strings: _StringNames = {}
+    for _ in range(4):
+        for name, value, appended in bindings:
+            folded = _fold_string(value, strings)
+            if not folded:
+                continue
+            known = strings.setdefault(name, set())
+            if appended:
+                folded = _combine(known, folded, lambda a, b: a + b) or set()
+            known |= set(sorted(folded)[:_MAX_CANDIDATES])
+            if len(known) > _MAX_CANDIDATES:
+                strings[name] = set(sorted(known)[:_MAX_CANDIDATES])
+    return strings
+
+
+def _fold_string(node: ast.expr, strings: _StringNames) -> set[str] | None:
+    """The strings an expression made of literals and string names may have (``'_' * 2 +
+    'x'``, f-strings, joins, slices, ``chr``, ``%``), or None when it depends on anything
+    else."""
     if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, str) else None
+        return {node.value} if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return set(strings[node.id]) if strings.get(node.id) else None
     if isinstance(node, ast.BinOp):
-        if isinstance(node.op, ast.Add):
-            left, right = _fold_string(node.left), _fold_string(node.right)
-            return None if left is None or right is None else _capped(left + right)
-        if isinstance(node.op, ast.Mult):
-            for text_node, count_node in ((node.left, node.right), (node.right, node.left)):
-                text = _fold_string(text_node)
-                if text is not None and isinstance(count_node, ast.Constant):
-                    count = count_node.value
-                    if isinstance(count, int) and 0 <= count <= _MAX_FOLDED_CHARS:
-                        return _capped(text * count)
-        return None
+        return _fold_binop(node, strings)
     if isinstance(node, ast.JoinedStr):
-        parts = [
-            _fold_string(part.value if isinstance(part, ast.FormattedValue) else part)
-            for part in node.values
-        ]
-        return None if any(p is None for p in parts) else _capped("".join(map(str, parts)))
+        texts: set[str] | None = {""}
+        for part in node.values:
+            value = part.value if isinstance(part, ast.FormattedValue) else part
+            texts = _combine(texts, _fold_string(value, strings), lambda a, b: a + b)
+        return texts
+    if isinstance(node, ast.Subscript):
+        return _fold_subscript(node, strings)
     if isinstance(node, ast.Call):
-        return _fold_call(node)
+        return _fold_call(node, strings)
     return None
 
 
-def _fold_call(node: ast.Call) -> str | None:
+def _fold_binop(node: ast.BinOp, strings: _StringNames) -> set[str] | None:
+    if isinstance(node.op, ast.Add):
+        left, right = _fold_string(node.left, strings), _fold_string(node.right, strings)
+        return _combine(left, right, lambda a, b: a + b)
+    if isinstance(node.op, ast.Mult):
+        for text_node, count_node in ((node.left, node.right), (node.right, node.left)):
+            texts = _fold_string(text_node, strings)
+            if texts is not None and isinstance(count_node, ast.Constant):
+                count = count_node.value
+                if isinstance(count, int) and 0 <= count <= _MAX_FOLDED_CHARS:
+                    return _capped({text * count for text in texts})
+        return None
+    if isinstance(node.op, ast.Mod):
+        template = _fold_string(node.left, strings)
+        items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        values = [_fold_string(item, strings) for item in items]
+        if template is None or any(v is None for v in values) or len(template) != 1:
+            return None
+        try:
+            return _capped({next(iter(template)) % tuple(next(iter(v or ())) for v in values)})
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _fold_subscript(node: ast.Subscript, strings: _StringNames) -> set[str] | None:
+    texts = _fold_string(node.value, strings)
+    index = node.slice
+    if texts is None:
+        return None
+    if isinstance(index, ast.Constant) and isinstance(index.value, int):
+        return _capped({t[index.value] for t in texts if -len(t) <= index.value < len(t)})
+    if isinstance(index, ast.Slice) and _constant_slice(index):
+        lower, upper, step = (
+            b.value if isinstance(b, ast.Constant) and isinstance(b.value, int) else None
+            for b in (index.lower, index.upper, index.step)
+        )
+        return _capped({t[lower:upper:step] for t in texts})
+    return None
+
+
+def _constant_slice(index: ast.Slice) -> bool:
+    """A slice of integer literals (or omitted bounds), with a step other than zero."""
+    return all(
+        b is None or (isinstance(b, ast.Constant) and isinstance(b.value, int) and b.value != 0)
+        if b is index.step
+        else b is None or (isinstance(b, ast.Constant) and isinstance(b.value, int))
+        for b in (index.lower, index.upper, index.step)
+    )
+
+
+_STRING_METHODS = ("upper", "lower", "strip", "lstrip", "rstrip", "replace", "swapcase")
+
+
+def _fold_call(node: ast.Call, strings: _StringNames) -> set[str] | None:
     func = node.func
     if isinstance(func, ast.Name) and func.id == "chr" and len(node.args) == 1:
         code = node.args[0]
         if isinstance(code, ast.Constant) and isinstance(code.value, int):
-            return chr(code.value) if 0 <= code.value < 0x110000 else None
-    if isinstance(func, ast.Attribute) and func.attr == "join" and len(node.args) == 1:
-        separator = _fold_string(func.value)
+            return {chr(code.value)} if 0 <= code.value < 0x110000 else None
+    if isinstance(func, ast.Name) and func.id == "str" and len(node.args) == 1:
+        return _fold_string(node.args[0], strings)
+    if not isinstance(func, ast.Attribute):
+        return None
+    owner = _fold_string(func.value, strings)
+    if owner is None:
+        return None
+    if func.attr == "join" and len(node.args) == 1:
         items = node.args[0]
-        if separator is not None and isinstance(items, ast.List | ast.Tuple):
-            parts = [_fold_string(item) for item in items.elts]
-            if all(p is not None for p in parts):
-                return _capped(separator.join(map(str, parts)))
+        if isinstance(items, ast.List | ast.Tuple):
+            texts: set[str] | None = {""}
+            for position, item in enumerate(items.elts):
+                part = _fold_string(item, strings)
+                joined = _combine(texts, part, lambda a, b: a + b)
+                if position < len(items.elts) - 1:
+                    joined = _combine(joined, owner, lambda a, b: a + b)
+                texts = joined
+            return texts
+    if func.attr in _STRING_METHODS:
+        arguments = [_fold_string(a, strings) for a in node.args]
+        if any(a is None or len(a) != 1 for a in arguments):
+            return None
+        plain = [next(iter(a or ())) for a in arguments]
+        try:
+            return _capped({getattr(text, func.attr)(*plain) for text in owner})
+        except (TypeError, ValueError):
+            return None
     return None
 
 
-def _capped(text: str) -> str | None:
-    return text if len(text) <= _MAX_FOLDED_CHARS else None
+def _combine(
+    left: set[str] | None, right: set[str] | None, join: Callable[[str, str], str]
+) -> set[str] | None:
+    if left is None or right is None:
+        return None
+    return _capped({join(a, b) for a in sorted(left) for b in sorted(right)})
+
+
+def _capped(texts: set[str]) -> set[str] | None:
+    kept = {text for text in texts if len(text) <= _MAX_FOLDED_CHARS}
+    if not kept or len(kept) > _MAX_CANDIDATES * 4:
+        return None
+    return kept
 
 
 def _check_build(tree: ast.Module) -> None:

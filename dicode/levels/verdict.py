@@ -9,7 +9,7 @@ from typing import Any
 from dicode.levels.bundle import LevelBundle
 
 #: Pipeline stages in order; a rejected verdict names the one that failed.
-STAGES = ("syntax", "static_policy", "sandbox_build", "schema", "rollouts")
+STAGES = ("syntax", "static_policy", "sandbox_build", "sandbox_answer", "schema", "rollouts")
 ACCEPTED = "accepted"
 #: Not a stage of the level: the sandbox could not put up its walls, so the level never ran.
 SANDBOX_UNAVAILABLE = "sandbox-unavailable"

@@ -6,15 +6,18 @@ bubblewrap (``CONFIG``: JSON with the allowed modules and the limits). Protocol:
 1. start-up (trusted): import the allowed modules, the domain's builder and everything the
    answer needs; empty the environment;
 2. lock down: rlimits (CPU seconds, address space, file size, processes, open files, no core
-   dumps) and the seccomp filter (no open at all, no processes, threads, exec, sockets,
-   signals, writes). If any of it cannot be installed, answer ``UNAVAILABLE <why>`` and exit:
-   level code never runs without its walls;
+   dumps) and the seccomp allow-list (reading, writing and closing descriptors it already has,
+   memory, exit; every other system call fails). If any of it cannot be installed, answer
+   ``UNAVAILABLE <why>`` and exit: level code never runs without its walls;
 3. write ``READY``, then read one JSON job from stdin until EOF:
    ``{"source", "pool_size", "seed", "print_chars", "base_npz"}``;
 4. run the level with restricted builtins and an import guard, calling ``build`` once per
-   instance with per-instance seeds;
-5. write one JSON header line, then (if the build succeeded) the pool as ``.npz`` bytes, to the
-   original stdout; everything the level prints goes to a capped buffer instead.
+   instance with per-instance seeds; every library function used after the level ran (stacking,
+   saving, writing) is bound before it runs;
+5. write one JSON header line, then (if the build succeeded) the pool as ``.npz`` bytes (stored
+   members, ``numpy.savez``), to the original stdout; everything the level prints goes to a
+   capped buffer instead. The parent trusts none of it (``dicode.levels.answer``): level code
+   in this process could write anything there.
 
 Only the standard library and NumPy are imported here: no JAX, nothing from the caller.
 """
@@ -32,6 +35,7 @@ import sys
 import time
 import traceback
 import zipfile
+from collections.abc import Callable
 from typing import Any, cast
 
 MAX_ERROR_CHARS = 2000
@@ -119,6 +123,12 @@ def _warm_up_answer_path() -> None:
     except ValueError as exc:
         _describe_error(exc, "probe")
     np.random.default_rng(np.random.SeedSequence(entropy=0, spawn_key=(0,)).spawn(2)[0])
+    # Non-ASCII identifiers are normalised by the parser through ``unicodedata``.
+    compile("\u00e9t\u00e9 = 1", "<probe>", "exec")
+    try:
+        np.empty(2**62, np.uint8)  # numpy's MemoryError formats its size through lazy imports
+    except MemoryError as exc:
+        str(exc)
 
 
 def _lock_down(limits: dict[str, int]) -> str | None:
@@ -154,10 +164,24 @@ def _level_line(tb: object) -> int | None:
     return line
 
 
+# Resource exhaustion named in words, so a code model knows which wall it hit.
+_EXHAUSTED = {
+    MemoryError: "out of memory: the build needed more than the sandbox's memory limit",
+    RecursionError: f"recursion too deep: the sandbox allows {RECURSION_LIMIT} nested calls",
+    OutputLimitExceeded: "too much output",
+}
+
+
 def _describe_error(exc: BaseException, where: str) -> str:
     line = _level_line(exc.__traceback__)
     at = f" at line {line}" if line else ""
-    text = f"{where} raised {type(exc).__name__}{at}: {exc}"
+    exhausted = next((text for kind, text in _EXHAUSTED.items() if isinstance(exc, kind)), None)
+    detail = f" ({exhausted})" if exhausted else ""
+    try:
+        message = str(exc)
+    except Exception:  # a level's exception whose __str__ fails still gets described
+        message = "<unprintable>"
+    text = f"{where} raised {type(exc).__name__}{at}{detail}: {message}"
     return text[:MAX_ERROR_CHARS]
 
 
@@ -183,7 +207,16 @@ def _run_job(
 ) -> tuple[dict, bytes]:
     import numpy as np
 
-    started = time.perf_counter()
+    # Everything the worker calls after level code ran is bound here, before it runs: a level
+    # that replaces ``np.stack`` or a builder method on its shared module or class changes
+    # nothing the worker does (and the parent checks the answer anyway).
+    stack, save, new_buffer, clock = np.stack, np.savez, io.BytesIO, time.perf_counter
+    seed_sequence, default_rng = np.random.SeedSequence, np.random.default_rng
+    make_builder = builder_module.make_builder  # type: ignore[attr-defined]
+    probe = make_builder(default_rng(0)) if base is None else make_builder(default_rng(0), base[0])
+    to_arrays = type(probe).to_arrays
+    pool_size = int(job["pool_size"])
+    started = clock()
     namespace: dict[str, object] = {
         "__builtins__": _restricted_builtins(allowed),
         "__name__": "level",
@@ -197,10 +230,9 @@ def _run_job(
     if not callable(build):
         return {"ok": False, "error": "the level does not define build(level, rng)"}, b""
     instances = []
-    for index in range(job["pool_size"]):
-        seeds = np.random.SeedSequence(entropy=job["seed"], spawn_key=(index,)).spawn(2)
-        make_builder = builder_module.make_builder  # type: ignore[attr-defined]
-        builder_rng = np.random.default_rng(seeds[1])
+    for index in range(pool_size):
+        seeds = seed_sequence(entropy=job["seed"], spawn_key=(index,)).spawn(2)
+        builder_rng = default_rng(seeds[1])
         # Domains whose levels edit a generated world (Craftax) get instance i's base world.
         level = (
             make_builder(builder_rng)
@@ -208,26 +240,24 @@ def _run_job(
             else make_builder(builder_rng, base[index % len(base)])
         )
         try:
-            build(level, np.random.default_rng(seeds[0]))
+            build(level, default_rng(seeds[0]))
         except BaseException as exc:
             return {"ok": False, "error": _describe_error(exc, f"build (instance {index})")}, b""
         if output.overflowed:
             break
-        instances.append(level.to_arrays())
+        instances.append(to_arrays(level))
     if output.overflowed:
         return {"ok": False, "error": f"the level printed more than {output.cap} characters"}, b""
-    pool = {key: np.stack([inst[key] for inst in instances]) for key in instances[0]}
-    buffer = io.BytesIO()
-    np.savez(buffer, **cast(dict[str, Any], pool))
-    return {"ok": True, "error": None, "build_seconds": time.perf_counter() - started}, (
-        buffer.getvalue()
-    )
+    pool = {key: stack([inst[key] for inst in instances]) for key in instances[0]}
+    buffer = new_buffer()
+    save(buffer, **cast(dict[str, Any], pool))
+    return {"ok": True, "error": None, "build_seconds": clock() - started}, buffer.getvalue()
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(write: Callable[[int, memoryview], int], fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
+        written = write(fd, view)
         view = view[written:]
 
 
@@ -250,10 +280,11 @@ def main() -> None:
     os.dup2(devnull, 1)
     problem = _lock_down(config["limits"])
     if problem:
-        _write_all(result_fd, UNAVAILABLE + problem.encode("utf-8", "replace") + b"\n")
+        _write_all(os.write, result_fd, UNAVAILABLE + problem.encode("utf-8", "replace") + b"\n")
         os._exit(EXIT_UNAVAILABLE)
-    _write_all(result_fd, b"READY\n")
+    _write_all(os.write, result_fd, b"READY\n")
 
+    encode, write = json.dumps, os.write  # bound before level code can replace them
     job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     os.close(0)
     base = _decode_base(job)
@@ -266,7 +297,7 @@ def main() -> None:
     except BaseException as exc:  # e.g. MemoryError while stacking the pool
         header, payload = {"ok": False, "error": _describe_error(exc, "the build")}, b""
     header["printed"] = output.getvalue()[:2000]
-    _write_all(result_fd, json.dumps(header).encode("utf-8") + b"\n" + payload)
+    _write_all(write, result_fd, encode(header).encode("utf-8") + b"\n" + payload)
     os._exit(0)
 
 

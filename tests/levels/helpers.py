@@ -13,6 +13,7 @@ from dicode import domains
 from dicode.levels.sandbox import WORKER_SCRIPT, SandboxPool, isolation_problem
 
 TETRIS_BUILDER = domains.get("tetris").builder_module
+TETRIS_SCHEMA = domains.get("tetris").pool_schema
 
 
 def require_bubblewrap() -> None:
@@ -59,8 +60,16 @@ def stray_workers(*pools: SandboxPool, settle_seconds: float = 5.0) -> list[str]
         stray = [
             f"{pid}: {cmd}"
             for pid, (_, cmd) in table.items()
-            if str(WORKER_SCRIPT) in cmd and pid not in allowed
+            if str(WORKER_SCRIPT) in cmd and pid not in allowed and _ours_or_orphaned(pid, table)
         ]
         if not stray or time.monotonic() > deadline:
             return stray
         time.sleep(0.2)
+
+
+def _ours_or_orphaned(pid: int, table: dict[int, tuple[int, str]]) -> bool:
+    """Was the worker ``pid`` started by this test process, or left to init? Workers that
+    another program on the machine started, alive under it, are not ours to judge."""
+    while pid in table and str(WORKER_SCRIPT) in table[pid][1]:
+        pid = table[pid][0]  # up through bubblewrap and the worker itself
+    return pid == os.getpid() or pid in (0, 1) or pid not in table

@@ -25,7 +25,7 @@ from dicode.levels.verdict import SANDBOX_UNAVAILABLE
 from services.generator.service import Generator
 from tests.services.conftest import TINY, new_run
 
-from .helpers import TETRIS_BUILDER, require_bubblewrap
+from .helpers import TETRIS_BUILDER, TETRIS_SCHEMA, require_bubblewrap
 
 LEVEL = seed_level_sources()["01_tetris_well"]
 NO_BWRAP_PATH = "/nonexistent-dicode-path"
@@ -55,7 +55,7 @@ def _my_workers() -> list[int]:
 
 def test_no_bubblewrap_no_worker_and_a_reason_with_the_fix(without_bubblewrap: None) -> None:
     before = _my_workers()
-    with SandboxPool(TETRIS_BUILDER, warm=2) as pool:
+    with SandboxPool(TETRIS_BUILDER, TETRIS_SCHEMA, warm=2) as pool:
         assert pool.unavailable is not None
         result = pool.build(LEVEL, pool_size=2)
         assert pool.idle_pids() == [] and _my_workers() == before
@@ -84,7 +84,7 @@ def test_a_bubblewrap_that_cannot_create_namespaces_is_refused(
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv(UNSAFE_OPT_IN, raising=False)
-    with SandboxPool(TETRIS_BUILDER, warm=1) as pool:
+    with SandboxPool(TETRIS_BUILDER, TETRIS_SCHEMA, warm=1) as pool:
         result = pool.build(LEVEL, pool_size=1)
     assert result.unavailable
     assert "cannot create its namespaces" in str(result.error)
@@ -100,7 +100,9 @@ def test_a_worker_that_cannot_set_its_rlimits_refuses_the_level() -> None:
         "import resource\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32))\n"
         "from dicode.levels.sandbox import SandboxPool\n"
-        f"with SandboxPool({TETRIS_BUILDER!r}, warm=1) as pool:\n"
+        "from dicode import domains\n"
+        "schema = domains.get('tetris').pool_schema\n"
+        f"with SandboxPool({TETRIS_BUILDER!r}, schema, warm=1) as pool:\n"
         f"    result = pool.build({LEVEL!r}, pool_size=1)\n"
         "print(result.unavailable)\n"
         "print(result.error)\n"

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import socket
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,11 +135,21 @@ def test_sandbox_alone_contains_escape_attempts(
 ) -> None:
     """Static policy bypassed: the level runs in the sandbox, and still nothing gets out."""
     source = _materialise(path, workspace, listener)
+    started = time.perf_counter()
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = validator.sandbox.build(source, pool_size=2)
+    seconds = time.perf_counter() - started
 
     if _header(source, "wall") == "rejected":
         assert not result.ok
         assert result.error
+    if "# wall-error:" in source:
+        assert re.search(_header(source, "wall-error"), str(result.error)), result.error
+    if result.ok:  # whatever the level did, an accepted pool has exactly the requested size
+        assert result.arrays and {a.shape[0] for a in result.arrays.values()} == {2}
+    if result.bad_answer:  # a forged answer costs the parent neither time nor memory
+        assert result.run_seconds < 2.0 and seconds < 2.0 + LIMITS.startup_seconds
+        assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before < 200 * 1024
     captured = capfd.readouterr()
     outputs = [str(result.error), result.printed, *result.warnings, captured.out, captured.err]
     _assert_no_side_effects(validator, workspace, listener, outputs, secret)

@@ -23,7 +23,7 @@ from dicode.levels.sandbox import (
     SandboxPool,
 )
 
-from .helpers import TETRIS_BUILDER, require_bubblewrap, stray_workers
+from .helpers import TETRIS_BUILDER, TETRIS_SCHEMA, require_bubblewrap, stray_workers
 
 # Reaches the real os module without imports: only possible with the static policy bypassed,
 # which is exactly what these tests do to probe the process boundary itself.
@@ -40,7 +40,7 @@ GARBAGE_LEVEL = '"""Garbage."""\ndef build(level, rng):\n    level.garbage(5, ho
 def pool() -> Iterator[SandboxPool]:
     require_bubblewrap()
     with SandboxPool(
-        TETRIS_BUILDER, warm=2, limits=SandboxLimits(wall_seconds=4.0, cpu_seconds=2)
+        TETRIS_BUILDER, TETRIS_SCHEMA, warm=2, limits=SandboxLimits(wall_seconds=4.0, cpu_seconds=2)
     ) as pool:
         yield pool
 
@@ -87,16 +87,25 @@ def test_a_crashing_worker_is_reported_and_the_pool_keeps_serving(pool: SandboxP
     assert stray_workers(pool) == []
 
 
-def test_a_hanging_level_is_killed_at_the_wall_clock_limit(pool: SandboxPool) -> None:
+def test_sleeping_is_refused_by_the_system_call_filter(pool: SandboxPool) -> None:
     source = FIND_OS + (
         "def build(level, rng):\n    find_os()['__builtins__']['__import__']('time').sleep(100)\n"
     )
-    result = pool.build('"""Hang."""\n' + source, pool_size=1)
+    result = pool.build('"""Sleep."""\n' + source, pool_size=1)
     assert not result.ok
-    assert "timeout" in str(result.error)
-    assert 3.5 < result.run_seconds < 15  # the 4 s limit plus killing and reaping under load
-    assert pool.build(GARBAGE_LEVEL, pool_size=2).ok
-    assert stray_workers(pool) == []
+    assert "PermissionError" in str(result.error) and result.run_seconds < 3
+
+
+def test_a_hanging_level_is_killed_at_the_wall_clock_limit(pool: SandboxPool) -> None:
+    """A busy loop with more CPU seconds allowed than wall-clock seconds: the wall clock ends it."""
+    limits = SandboxLimits(wall_seconds=3.0, cpu_seconds=30)
+    with SandboxPool(TETRIS_BUILDER, TETRIS_SCHEMA, warm=1, limits=limits) as slow:
+        result = slow.build('"""Hang."""\ndef build(level, rng):\n    while True:\n        pass\n')
+        assert not result.ok
+        assert "timeout" in str(result.error)
+        assert 2.5 < result.run_seconds < 15  # the 3 s limit plus killing and reaping under load
+        assert slow.build(GARBAGE_LEVEL, pool_size=2).ok
+        assert stray_workers(slow, pool) == []
 
 
 def test_concurrent_builds_from_several_threads(pool: SandboxPool) -> None:
@@ -114,7 +123,9 @@ def test_concurrent_builds_from_several_threads(pool: SandboxPool) -> None:
 
 
 def test_oversized_answers_are_refused() -> None:
-    with SandboxPool(TETRIS_BUILDER, warm=1, limits=SandboxLimits(answer_bytes=2_000)) as small:
+    with SandboxPool(
+        TETRIS_BUILDER, TETRIS_SCHEMA, warm=1, limits=SandboxLimits(answer_bytes=2_000)
+    ) as small:
         result = small.build(GARBAGE_LEVEL, pool_size=32)
     assert not result.ok
     assert "answer exceeded 2000 bytes" in str(result.error)
@@ -133,7 +144,9 @@ def test_the_opt_in_without_bubblewrap_keeps_seccomp_and_rlimits_with_a_loud_war
 ) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setenv(UNSAFE_OPT_IN, "1")
-    with SandboxPool(TETRIS_BUILDER, warm=1, limits=SandboxLimits(wall_seconds=4.0)) as plain:
+    with SandboxPool(
+        TETRIS_BUILDER, TETRIS_SCHEMA, warm=1, limits=SandboxLimits(wall_seconds=4.0)
+    ) as plain:
         assert NO_BWRAP_WARNING in caplog.text and not plain.isolated
         good = plain.build(GARBAGE_LEVEL, pool_size=2)
         forker = FIND_OS + "def build(level, rng):\n    find_os()['fork']()\n"
@@ -186,7 +199,7 @@ def test_workers_die_with_a_caller_that_is_killed(pool: SandboxPool) -> None:
     script = (
         "import sys, time\n"
         "from dicode.levels.sandbox import SandboxPool\n"
-        f"pool = SandboxPool({TETRIS_BUILDER!r}, warm=2)\n"
+        f"pool = SandboxPool({TETRIS_BUILDER!r}, {{}}, warm=2)\n"
         "while len(pool.idle_pids()) < 2:\n"
         "    time.sleep(0.05)\n"
         "print(*pool.idle_pids(), flush=True)\n"

@@ -62,7 +62,10 @@ def test_allowed_code_passes(body: str) -> None:
         ("x = '{}'.format(1)", "use an f-string"),
         ("async def f():\n    pass", "async code is not allowed"),
         ("g = (x for x in ()).gi_frame", "attribute 'gi_frame'"),
-        ("def f(rng):\n    return rng.bit_generator.cffi", "attribute 'cffi' is not allowed"),
+        (
+            "def f(rng):\n    return rng.bit_generator.cffi",
+            "attribute 'bit_generator' names a module",
+        ),
         ("import numpy as np\nx = np.polynomial", "the module 'numpy.polynomial'"),
         ("import numpy\nx = numpy.random.mtrand", "the module 'numpy.random.mtrand'"),
         ("from numpy import polynomial", "the module 'numpy.polynomial'"),

@@ -84,6 +84,7 @@ class CraftaxDomain:
     sandbox_limits = SandboxLimits(
         wall_seconds=20.0, memory_bytes=1024 * 2**20, answer_bytes=64 * 2**20
     )
+    pool_schema = level_checks.POOL_SCHEMA
     target_metrics = ("percent_of_max", "mean_return")
     headline_label = "target % of max"
 

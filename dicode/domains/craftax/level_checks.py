@@ -25,10 +25,16 @@ from dicode.domains.craftax.catalog import (
     MOB_KINDS,
     NUM_FLOORS,
 )
-from dicode.domains.craftax.rules import RULE_NAMES
-from dicode.domains.craftax.schema import FIELD_NAMES
+from dicode.domains.craftax.rules import NUM_RULES, RULE_NAMES
+from dicode.domains.craftax.schema import FIELD_NAMES, STATE_FIELDS
 
-_LEVEL_KEYS = frozenset(FIELD_NAMES) | {"rules", "goal"}
+#: The sandbox's answer schema: the state fields plus the level's rules and goal, per instance.
+POOL_SCHEMA: dict[str, tuple[np.dtype, tuple[int, ...]]] = {
+    **{name: (dtype, shape) for name, shape, dtype in STATE_FIELDS},
+    "rules": (np.dtype(np.float32), (NUM_RULES,)),
+    "goal": (np.dtype(bool), (len(ACHIEVEMENT_NAMES),)),
+}
+_LEVEL_KEYS = frozenset(POOL_SCHEMA)
 
 
 class LevelCheckError(ValueError):

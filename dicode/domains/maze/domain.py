@@ -101,6 +101,7 @@ class MazeDomain:
     builder_module = "dicode.domains.maze.builder"
     builder_version = BUILDER_VERSION
     sandbox_limits = None  # a maze instance is 179 numbers: the sandbox's defaults suffice
+    pool_schema = level_checks.POOL_SCHEMA
     target_metrics = ("solve_rate", "mean_return")
     headline_label = "held-out solve rate"
 

@@ -20,6 +20,8 @@ POOL_FIELDS: dict[str, tuple[type, tuple[int, ...]]] = {
     "start_dir": (np.int32, ()),
     "goal_pos": (np.int32, (2,)),
 }
+#: The same as the sandbox's answer schema (dtypes as ``np.dtype``).
+POOL_SCHEMA = {name: (np.dtype(dtype), shape) for name, (dtype, shape) in POOL_FIELDS.items()}
 #: The goal every maze level has (recorded in the bundle).
 GOAL = {"reach_goal": 1, "max_steps": MAX_STEPS}
 

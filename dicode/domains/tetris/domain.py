@@ -62,6 +62,7 @@ class TetrisDomain:
     builder_module = "dicode.domains.tetris.builder"
     builder_version = BUILDER_VERSION
     sandbox_limits = None
+    pool_schema = level_checks.POOL_SCHEMA
     target_metrics = ("mean_lines", "mean_pieces")
     headline_label = "target lines"
 

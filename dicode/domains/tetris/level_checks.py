@@ -20,33 +20,34 @@ from dicode.domains.tetris.builder import (
     SPAWN_ROWS,
 )
 
+#: The pool's fields: name -> (dtype, shape of one instance).
+POOL_SCHEMA: dict[str, tuple[np.dtype, tuple[int, ...]]] = {
+    "board": (np.dtype(np.uint8), (BOARD_HEIGHT, BOARD_WIDTH)),
+    "piece_weights": (np.dtype(np.float32), (len(PIECE_NAMES),)),
+    "sequence": (np.dtype(np.int32), (MAX_SEQUENCE,)),
+    "goal_lines": (np.dtype(np.int32), ()),
+    "goal_pieces": (np.dtype(np.int32), ()),
+}
+
 
 class LevelCheckError(ValueError):
     """A pool breaks the Tetris state schema or the level rules; the message says where."""
 
 
-def _expect(pool: dict[str, np.ndarray], key: str, dtype: type, shape: tuple[int, ...]) -> None:
-    array = pool[key]
-    if array.dtype != np.dtype(dtype) or array.shape != shape:
-        raise LevelCheckError(
-            f"{key}: expected {np.dtype(dtype)} array of shape {shape}, "
-            f"got {array.dtype} {array.shape}"
-        )
-
-
 def check_pool(pool: dict[str, np.ndarray]) -> dict[str, int]:
     """Check a stacked pool; returns the level's goal ``{"lines": L, "pieces": P}`` (0 = unset)."""
-    expected = {"board", "piece_weights", "sequence", "goal_lines", "goal_pieces"}
-    if set(pool) != expected:
-        raise LevelCheckError(f"pool fields {sorted(pool)} differ from {sorted(expected)}")
+    if set(pool) != set(POOL_SCHEMA):
+        raise LevelCheckError(f"pool fields {sorted(pool)} differ from {sorted(POOL_SCHEMA)}")
     k = pool["board"].shape[0] if pool["board"].ndim == 3 else -1
     if k < 1:
         raise LevelCheckError(f"board: expected (K, {BOARD_HEIGHT}, {BOARD_WIDTH}) with K >= 1")
-    _expect(pool, "board", np.uint8, (k, BOARD_HEIGHT, BOARD_WIDTH))
-    _expect(pool, "piece_weights", np.float32, (k, len(PIECE_NAMES)))
-    _expect(pool, "sequence", np.int32, (k, MAX_SEQUENCE))
-    _expect(pool, "goal_lines", np.int32, (k,))
-    _expect(pool, "goal_pieces", np.int32, (k,))
+    for key, (dtype, shape) in POOL_SCHEMA.items():
+        array = pool[key]
+        if array.dtype != dtype or array.shape != (k, *shape):
+            raise LevelCheckError(
+                f"{key}: expected {dtype} array of shape {(k, *shape)}, "
+                f"got {array.dtype} {array.shape}"
+            )
 
     board, weights, sequence = pool["board"], pool["piece_weights"], pool["sequence"]
     if not np.isin(board, (0, 1)).all():
