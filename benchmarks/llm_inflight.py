@@ -56,6 +56,7 @@ from archive_db.records import AttemptInfo, NewAttempt, NewLevel, content_hash
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.llm.client import ENV_MODEL, ENV_URL
+from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from dicode.provenance import ROOT, write_figures
 from dicode.settings import GeneratorSettings, profile
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
@@ -361,6 +362,9 @@ def main() -> None:
 # 8 in flight a 135M model's code answer can take minutes, and a timed-out call that is sent
 # again would count the same work twice.
 VLLM_TEACHER_OPTIONS: dict[str, Any] = {"llm_config": {"timeout_s": 900.0, "max_retries": 0}}
+# Answers capped at 512 tokens (unless DICODE_LLM_MAX_TOKENS says otherwise): SmolLM2 often
+# runs on to the 4,096-token code budget, minutes per call on two shared cores.
+VLLM_MAX_TOKENS = "512"
 
 
 def main_vllm(args: argparse.Namespace) -> None:
@@ -368,6 +372,7 @@ def main_vllm(args: argparse.Namespace) -> None:
     reason = unavailable_reason()
     if reason:
         raise SystemExit(reason)
+    os.environ.setdefault(ENV_MAX_TOKENS, VLLM_MAX_TOKENS)
     load_before = os.getloadavg()[0]
     settings = generator_settings(1)
     log_path = Path(tempfile.gettempdir()) / "llm_inflight_vllm_server.log"
@@ -413,7 +418,11 @@ def main_vllm(args: argparse.Namespace) -> None:
                 "environment": {"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"},
                 "startup_s": round(startup_s or 0.0, 1),
             },
-            "generator": {"profile": "llm", "teacher_options": VLLM_TEACHER_OPTIONS},
+            "generator": {
+                "profile": "llm",
+                "teacher_options": VLLM_TEACHER_OPTIONS,
+                ENV_MAX_TOKENS: os.environ[ENV_MAX_TOKENS],
+            },
             "window_s": args.seconds,
             "warm_s": args.warm,
             "drain_cap_s": args.drain,

@@ -11,8 +11,9 @@ compiles or executes it.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from string import Template
 from typing import Any
 
@@ -268,12 +269,32 @@ class LLMTeacher:
         )
 
 
+ENV_MAX_TOKENS = "DICODE_LLM_MAX_TOKENS"
+
+
+def with_max_tokens_cap(settings: LLMTeacherSettings) -> LLMTeacherSettings:
+    """Both stages' answer budgets capped by ``DICODE_LLM_MAX_TOKENS`` when it is set: a small
+    model on CPU writes a few tokens a second, and a 4,096-token code answer would outlast
+    every call deadline (the real-vLLM tests and benchmark set it; a GPU server needs none)."""
+    cap = os.environ.get(ENV_MAX_TOKENS)
+    if not cap:
+        return settings
+    limit = int(cap)
+    if limit < 1:
+        raise ValueError(f"{ENV_MAX_TOKENS} must be a positive integer, got {cap!r}")
+    return replace(
+        settings,
+        description_max_tokens=min(settings.description_max_tokens, limit),
+        code_max_tokens=min(settings.code_max_tokens, limit),
+    )
+
+
 def build_llm_teacher(context: TeacherContext) -> LLMTeacher:
     """Registry factory: endpoint from ``options["llm_config"]`` or the ``DICODE_LLM_*`` env."""
     config = context.options.get("llm_config") or LLMConfig.from_env(
         seed=context.seed, max_concurrency=context.in_flight
     )
-    settings = context.options.get("settings") or LLMTeacherSettings()
+    settings = with_max_tokens_cap(context.options.get("settings") or LLMTeacherSettings())
     prompts = load_prompts(context.domain)
     return LLMTeacher(
         LLMClient(config), context.validate, prompts, render_system_prompt(prompts), settings
