@@ -56,9 +56,9 @@ from archive_db.records import AttemptInfo, NewAttempt, NewLevel, content_hash
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.llm.client import ENV_MODEL, ENV_URL
-from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from dicode.provenance import ROOT, write_figures
 from dicode.settings import GeneratorSettings, profile
+from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from dicode.testing.vllm_server import VllmServer, unavailable_reason
 from services.generator.service import Generator
