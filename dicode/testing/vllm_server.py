@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -24,6 +25,10 @@ from dicode.testing.local_llm import SMOLLM2_ALIAS, _die_with_parent
 ENV_PYTHON = "DICODE_VLLM_PYTHON"
 ENV_MODEL_DIR = "DICODE_VLLM_MODEL_DIR"
 ENV_HOME = "DICODE_VLLM_HOME"
+# An OpenAI-compatible server already running (e.g. vLLM with Qwen on a GPU host): the tests
+# and benchmarks use it instead of starting SmolLM2 on CPU.
+ENV_EXTERNAL_URL = "DICODE_VLLM_URL"
+ENV_EXTERNAL_MODEL = "DICODE_VLLM_SERVED_MODEL"
 SETUP_HINT = "run `make vllm-cpu` (deploy/vllm/cpu-setup.sh)"
 # The teacher's prompts plus its code budget (4,096 tokens) need more than 2,048; SmolLM2 was
 # trained to 8,192.
@@ -51,6 +56,25 @@ def unavailable_reason() -> str | None:
     if not (vllm_model_dir() / "config.json").is_file():
         return f"no converted model at {vllm_model_dir()}: {SETUP_HINT}"
     return None
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a server answers: its ``/v1`` root and the model name it serves."""
+
+    base_url: str
+    served_name: str
+
+
+def external_endpoint() -> Endpoint | None:
+    """The running server named by ``DICODE_VLLM_URL`` (and ``DICODE_VLLM_SERVED_MODEL``)."""
+    url = os.environ.get(ENV_EXTERNAL_URL)
+    if not url:
+        return None
+    model = os.environ.get(ENV_EXTERNAL_MODEL)
+    if not model:
+        raise ValueError(f"{ENV_EXTERNAL_URL} is set: set {ENV_EXTERNAL_MODEL} to its model name")
+    return Endpoint(url.rstrip("/"), model)
 
 
 def _free_port() -> int:
