@@ -210,6 +210,15 @@ _CRAFTAX = MethodConfig(
     eval_points=4,  # each evaluation also refreshes the profile the teacher reads
 )
 _CRAFTAX_ARMS = _variants(_CRAFTAX, {"dicode_skills": 0.2, "dicode_skills_share50": 0.5})
+# The target's share on a schedule: all four slots on the target game at first, one slot
+# fewer (share − 0.25, down to 0.2: one slot) each time its training return gains < 5 % over
+# 8 sessions — levels take slots once the target game alone stops paying.
+_SCHEDULED = replace(_CRAFTAX.student.curriculum, target_fraction=0.2, target_fraction_start=1.0)
+_CRAFTAX_ARMS["dicode_skills_share_schedule"] = Variant(
+    "dicode",
+    replace(_CRAFTAX, student=replace(_CRAFTAX.student, curriculum=_SCHEDULED)),
+    "DiCode with the skill instruction, target share 1 lowered while the target curve flattens",
+)
 _CRAFTAX_ARMS["target"] = Variant(
     "target",
     replace(_CRAFTAX, student=replace(_CRAFTAX.student, ppo=_CRAFTAX_TARGET_PPO)),

@@ -11,7 +11,10 @@ Before every session the target game keeps its share of the slots
 | ``dr`` | uniform over every level (domain randomisation) |
 
 (``dicode.student.curriculum``: new levels fill replay's part only while there is too little
-to replay; ``state.counts`` tallies target / new / replay slot-sessions.) After the session
+to replay; ``state.counts`` tallies target / new / replay slot-sessions. With
+``CurriculumConfig.target_fraction_start`` the target's share follows its schedule: each
+session's target mean return extends the curve that lowers it, and ``mix`` is the config at
+the current share.) After the session
 every trained level's outcome is stored as an evaluation (success rate, status letter —
 A or D only after ``CurriculumConfig.min_sessions`` measured sessions —, learnability, the
 world's per-episode means) and the levels are stamped as
@@ -24,6 +27,7 @@ bundles through the world's ``Domain.decode_pool`` (cached). Whoever writes leve
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -42,6 +46,7 @@ from dicode.student.curriculum import (
     plan_learnable,
     plan_slots,
     plan_uniform,
+    scheduled_share,
 )
 from dicode.student.tally import EpisodeTally
 
@@ -113,7 +118,7 @@ class ArchiveSchedule:
         self.domain = domain
         self.rule = SLOT_RULES[rule]
         self.archive = archive or ArchiveConfig()
-        self.mix = mix or CurriculumConfig()
+        self.config_mix = mix or CurriculumConfig()
         self.seed = seed
         self.admit = admit
         self.sfl_top_k = sfl_top_k
@@ -145,6 +150,17 @@ class ArchiveSchedule:
                 raise ValueError(f"level {level_id} has no bundle to train on")
             self._pools[level_id] = self.domain.decode_pool(LevelBundle.from_bytes(data))
         return self._pools[level_id]
+
+    @property
+    def mix(self) -> CurriculumConfig:
+        """The curriculum config at the current target share (its schedule's, if any)."""
+        share = self.state.target_share if self.state is not None else None
+        if share is None:
+            start = self.config_mix.target_fraction_start
+            share = self.config_mix.target_fraction if start is None else start
+        if share == self.config_mix.target_fraction:
+            return self.config_mix
+        return replace(self.config_mix, target_fraction=share)
 
     @property
     def counts(self) -> SlotCounts:
@@ -180,3 +196,7 @@ class ArchiveSchedule:
             self.store.mark_sampled(trained, iteration)
         if self.admit:
             self.admitted = admit_measured(self.store, self.run_id, outcomes, self.archive)
+        if self.state is not None:  # the target's curve moves a scheduled share
+            target = outcomes.get(TARGET)
+            mean = target.mean_return if target is not None else None
+            self.state = scheduled_share(self.state, mean, self.config_mix)

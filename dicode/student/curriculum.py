@@ -17,6 +17,10 @@ After the session, finished episodes give each level its success rate and mean r
 (`dicode.student.tally`), which the archive schedule writes back as evaluations (a status may
 say mastered or unlearnable only after ``min_sessions`` measured sessions); the target's
 mean return becomes the next ``R_prev`` of the completion bonus.
+The target share may also follow a schedule (``target_fraction_start``): it starts there
+(e.g. 1, target-only) and steps down by ``share_step`` toward ``target_fraction`` each time the
+target's curve flattens (:func:`next_target_share`) — levels take slots once the target game
+alone stops paying.
 Two other mixers serve the benchmark's baselines: :func:`plan_uniform` (domain randomisation)
 and :func:`plan_learnable` (sampling for learnability); all three end in :func:`place_levels`.
 NumPy only: the world's trainer turns the chosen levels into slot arrays.
@@ -48,10 +52,21 @@ class CurriculumConfig:
     min_sessions: int = 2
     staleness_coef: float = 0.3  # PLR ρ
     temperature: float = 1.0  # PLR β
+    # A target-share schedule: None keeps ``target_fraction``; a value starts the share there
+    # and lowers it by ``share_step`` (down to ``target_fraction``) whenever the target's mean
+    # training return of the last ``flat_sessions`` sessions gained less than ``flat_gain``
+    # (relative) over the ``flat_sessions`` before them, all under the current share.
+    target_fraction_start: float | None = None
+    share_step: float = 0.25
+    flat_sessions: int = 8
+    flat_gain: float = 0.05
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.target_fraction <= 1.0:
             raise ValueError(f"target_fraction must be in [0, 1], got {self.target_fraction}")
+        start = self.target_fraction_start
+        if start is not None and not self.target_fraction <= start <= 1.0:
+            raise ValueError(f"target_fraction_start must be in [target_fraction, 1], got {start}")
         if not 0.0 <= self.new_share <= 1.0:
             raise ValueError(f"new_share must be in [0, 1], got {self.new_share}")
         if self.min_sessions < 1:
@@ -90,6 +105,42 @@ class CurriculumState:
     trained: frozenset[int] = frozenset()
     slot_levels: tuple[int, ...] = ()
     counts: SlotCounts = SlotCounts()
+    # The scheduled target share and the target's mean return per session since it was set
+    # (unused without ``CurriculumConfig.target_fraction_start``).
+    target_share: float | None = None
+    target_curve: tuple[float, ...] = ()
+
+
+def next_target_share(share: float, curve: Sequence[float], config: CurriculumConfig) -> float:
+    """The target share after a session whose target curve (mean return per session, under
+    ``share``) is ``curve``: one ``share_step`` lower, not below ``target_fraction``, when the
+    last ``flat_sessions`` gained less than ``flat_gain`` over the ones before; else kept."""
+    w = config.flat_sessions
+    if len(curve) < 2 * w or share <= config.target_fraction:
+        return share
+    before = float(np.mean(curve[-2 * w : -w]))
+    recent = float(np.mean(curve[-w:]))
+    gain = (recent - before) / max(abs(before), 1e-8)
+    if gain >= config.flat_gain:
+        return share
+    return max(config.target_fraction, round(share - config.share_step, 6))
+
+
+def scheduled_share(
+    state: CurriculumState, target_return: float | None, config: CurriculumConfig
+) -> CurriculumState:
+    """``state`` after a session whose target episodes' mean return is ``target_return`` (None:
+    none finished): the curve grows and the share steps down where it flattened (a new share
+    starts a new curve). Unchanged without a schedule."""
+    start = config.target_fraction_start
+    if start is None:
+        return state
+    share = start if state.target_share is None else state.target_share
+    curve = state.target_curve
+    if target_return is not None:
+        curve = (*curve, float(target_return))
+    lowered = next_target_share(share, curve, config)
+    return replace(state, target_share=lowered, target_curve=() if lowered != share else curve)
 
 
 def num_target_slots(num_slots: int, config: CurriculumConfig) -> int:

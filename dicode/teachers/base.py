@@ -52,14 +52,17 @@ class PerformanceProfile:
     ``goal_metrics`` holds named per-goal figures (e.g. ``mean_lines``, ``mean_pieces``);
     ``skills`` the per-skill figures of the target protocol (Craftax: each achievement's success
     rate; Tetris: how far games get and how lines are cleared; maze: solve rate by maze
-    property), ``figures`` the protocol's other figures the world's skill edits read, and
-    ``notes`` the world's own compact reading of them (``Domain.describe_skills``).
+    property), ``figures`` the protocol's other figures the world's skill edits read,
+    ``start_states`` states of the student's own evaluation games a skill level may start from
+    (the evaluation's ``start_states``; Tetris: mid-game boards), and ``notes`` the world's own
+    compact reading of them (``Domain.describe_skills``).
     """
 
     success_rate_history: tuple[float, ...] = ()
     goal_metrics: dict[str, float] = field(default_factory=dict)
     skills: dict[str, float] = field(default_factory=dict)
     figures: dict[str, float] = field(default_factory=dict)
+    start_states: tuple[Any, ...] = ()
     notes: str = ""
 
     @property

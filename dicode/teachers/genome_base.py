@@ -146,12 +146,14 @@ def _apply_some(
 @dataclass(frozen=True)
 class SkillTarget:
     """What a skill edit reads: the skill to teach and the target student's profile (its
-    per-skill figures and the protocol's other figures, e.g. Tetris's stack height before a
-    top-out)."""
+    per-skill figures, the protocol's other figures, e.g. Tetris's stack height before a
+    top-out, and states of its own games a level may start from, e.g. Tetris's mid-game
+    boards)."""
 
     skill: str
     skills: Mapping[str, float]
     figures: Mapping[str, float]
+    start_states: tuple[Any, ...] = ()
 
 
 # A skill edit: (parent genome, target, rng) → a child that teaches the skill, or None when the

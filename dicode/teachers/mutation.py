@@ -73,7 +73,9 @@ class MutationTeacher:
         mutation = None
         if request.skill is not None:
             profile = request.target_profile
-            target = SkillTarget(request.skill, profile.skills, profile.figures)
+            target = SkillTarget(
+                request.skill, profile.skills, profile.figures, profile.start_states
+            )
             mutation = self.codec.teach(reading.genome, target, rng)
         if mutation is None:  # no skill asked, or none this world can teach from the parent
             instruction = request.instruction

@@ -380,8 +380,16 @@ class Generator:
         return replace(columns, n_children=columns.n_children + extra)
 
     def _newest_target_evaluation(self) -> dict[str, Any]:
+        """The newest target evaluation's payload, with ``skills_best``: each skill's best rate
+        over the run's evaluations so far (a world's frontier may read what regressed)."""
         evals = self.repo.list_events(run_id=self.run_id, kind=TARGET_EVENT)
-        return dict(evals[-1].payload) if evals else {}
+        if not evals:
+            return {}
+        best: dict[str, float] = {}
+        for event in evals:
+            for name, rate in dict(event.payload.get("skills", {})).items():
+                best[name] = max(best.get(name, float(rate)), float(rate))
+        return dict(evals[-1].payload) | {"skills_best": best}
 
     def _target_profile(self, newest: dict[str, Any]) -> PerformanceProfile:
         """The target student's profile: headline figures, skills and the world's reading."""
@@ -398,6 +406,7 @@ class Generator:
             goal_metrics={name: numbers[name] for name in world.target_metrics if name in numbers},
             skills=skills,
             figures=numbers,
+            start_states=tuple(newest.get("start_states", ())),
             notes=world.describe_skills(newest),
         )
 

@@ -30,6 +30,7 @@ from dicode.domains.craftax.skills import (
     MASTERED,
     describe_skills,
     frontier_skills,
+    regressed_skills,
 )
 from dicode.levels.pipeline import Validator
 from dicode.teachers.base import (
@@ -83,6 +84,23 @@ def test_the_frontier_moves_with_what_is_mastered() -> None:
     assert "collect_wood" not in frontier  # mastered
     # Easiest first: depth in the tech tree, then Craftax's reward tier.
     assert frontier.index("eat_cow") < frontier.index("collect_stone")
+
+
+def test_a_skill_that_fell_below_its_best_enters_the_frontier_first() -> None:
+    now = dict.fromkeys(BASICS, 0.9) | {"wake_up": 0.33, "place_table": 0.6, "eat_cow": 0.55}
+    figures = profile(**now)
+    assert "wake_up" not in frontier_skills(figures)  # no history: 0.33 is not rare
+    best = dict.fromkeys(ACHIEVEMENT_NAMES, 0.0) | {
+        "wake_up": 0.98, "place_table": 0.95, "eat_cow": 0.6, "collect_wood": 0.95,
+    }  # fmt: skip
+    figures["skills_best"] = best
+    # Biggest drop first; a drop within the noise (eat_cow 0.05, collect_wood 0.05) is not one.
+    assert regressed_skills(figures) == ["wake_up", "place_table"]
+    frontier = frontier_skills(figures)
+    assert frontier[:2] == ["wake_up", "place_table"]
+    assert frontier[2:] == frontier_skills(profile(**now))  # then the usual frontier
+    text = describe_skills(figures)
+    assert "unlearnt (below their best so far): wake_up 0.33 (best 0.98)" in text
 
 
 def test_deep_floors_the_teacher_cannot_start_on_stay_off_the_frontier() -> None:

@@ -31,6 +31,7 @@ EVALUATION = {
         "clear_triple": 0.0,
         "clear_tetris": 0.0,
     },
+    "start_states": [["...#......", "#.##.###.#"]],  # the student's own mid-game boards
 }
 
 
@@ -49,13 +50,14 @@ def test_skill_attempts_follow_the_targets_frontier_and_are_recorded(
     repo.add_event(TARGET_EVENT, EVALUATION, run_id=run_id)
     request, _ = generator.next_request(2)
     assert request.instruction is MutationInstruction.SKILL
-    assert request.skill in ("survive_250", "clear_tetris")  # the first two of the frontier
+    assert request.skill in ("survive_250", "survive_500")  # the first two of the frontier
     assert request.target_profile.skills == EVALUATION["skills"]
-    assert "to learn next: survive_250" in request.target_profile.notes
+    assert request.target_profile.start_states == tuple(EVALUATION["start_states"])  # type: ignore[arg-type]
+    assert "to learn next: survive_250, survive_500" in request.target_profile.notes
 
     generator.generate(4)
     skilled = [lvl for lvl in repo.list_levels(run_id) if lvl.skill is not None]
-    assert len(skilled) >= 3 and {lvl.skill for lvl in skilled} <= {"survive_250", "clear_tetris"}
+    assert len(skilled) >= 3 and {lvl.skill for lvl in skilled} <= {"survive_250", "survive_500"}
     first = skilled[0]
     assert repo.list_levels(run_id, skill=first.skill)[0].id == first.id
 

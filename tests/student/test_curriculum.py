@@ -6,6 +6,7 @@ import dataclasses
 
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,10 +18,12 @@ from dicode.student.curriculum import (
     CurriculumState,
     SlotCounts,
     new_quota,
+    next_target_share,
     num_target_slots,
     plan_learnable,
     plan_slots,
     plan_uniform,
+    scheduled_share,
 )
 from dicode.student.tally import SlotStats, slot_tallies, sum_by_level
 from dicode.student.tetris.trainer import build_slots
@@ -178,3 +181,25 @@ def test_sfl_trains_new_levels_then_only_the_most_learnable() -> None:
     trained = CurriculumState(trained=frozenset({9}))
     slots, _, _ = plan_learnable(trained, 5, [9], measured, success, rng, top_k=2)
     assert sorted(slots[1:].tolist()) == [2, 2, 4, 4]  # fewer than the free slots: repeated
+
+
+def test_a_scheduled_target_share_starts_at_one_and_steps_down_while_the_curve_is_flat() -> None:
+    config = CurriculumConfig(
+        target_fraction=0.2, target_fraction_start=1.0, share_step=0.25, flat_sessions=2
+    )
+    state = CurriculumState()
+    shares, curves = [], []
+    # Rising fast for four sessions, then flat: the share waits for two windows of the curve
+    # under each share, then lowers one step at a time, down to target_fraction.
+    for target_return in (1.0, 2.0, 4.0, 8.0, *[8.0] * 16):
+        state = scheduled_share(state, target_return, config)
+        shares.append(state.target_share)
+        curves.append(len(state.target_curve))
+    assert shares[:6] == [1.0] * 6
+    assert shares[6:11] == [0.75] * 4 + [0.5] and curves[6] == 0  # a new share: a new curve
+    assert shares[14] == 0.25 and shares[18:] == [0.2, 0.2]
+    assert scheduled_share(CurriculumState(), None, config).target_share == 1.0  # no episode
+    assert scheduled_share(state, 3.0, CurriculumConfig()) is state  # no schedule: unchanged
+    assert next_target_share(0.5, [1.0, 1.0, 1.2, 1.3], config) == 0.5  # +25 %: still rising
+    with pytest.raises(ValueError, match="target_fraction_start"):
+        CurriculumConfig(target_fraction=0.5, target_fraction_start=0.4)

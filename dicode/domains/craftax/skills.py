@@ -2,9 +2,13 @@
 
 A target evaluation reports, per achievement, the share of its games that unlocked it
 (``figures["skills"]``). :func:`describe_skills` reads that profile in a few lines for prompts
-and people; :func:`frontier_skills` picks what to teach next: achievements the student rarely
-unlocks although it has mastered what they build on, and that the mutation teacher can set up
-(``genome_edits.teachable``), easiest first.
+and people; :func:`frontier_skills` picks what to teach next, among the achievements the
+mutation teacher can set up (``genome_edits.teachable``): first those the student has
+*unlearnt* — unlocked at least ``REGRESSED`` less often than its best evaluation so far
+(``figures["skills_best"]``, from the run's history of target evaluations), the biggest loss
+first (in the 1M-step runs ``wake_up`` fell from 0.98 to 0.33–0.92: a skill the student had
+is cheap to restore, and a forgotten one is lost return) — then those it rarely unlocks
+although it has mastered what they build on, easiest first.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from dicode.domains.craftax.goals import PREREQUISITES, difficulty, home_floor
 FRONTIER_RATE = 0.2
 #: Mastered: what a frontier achievement builds on succeeds in at least this share of games.
 MASTERED = 0.5
+#: Unlearnt: an achievement unlocked at least this much less often than its best so far (an
+#: absolute drop; a rate's standard error over 64 games is at most 0.06).
+REGRESSED = 0.15
 #: Names listed per group in the profile's text (the rest are counted).
 SHOWN = 8
 #: Frontier achievements named in the profile's text.
@@ -43,20 +50,32 @@ def builds_on(name: str) -> tuple[str, ...]:
     return steps
 
 
+def regressed_skills(figures: Mapping[str, Any]) -> list[str]:
+    """Achievements unlocked at least ``REGRESSED`` less often than their best rate so far
+    (``figures["skills_best"]``), teachable ones only, the biggest drop first."""
+    rates = skill_rates(figures)
+    best = skill_rates({"skills": figures.get("skills_best") or {}})
+    drops = {a: best[a] - rates.get(a, 0.0) for a in best if a in rates}
+    fallen = [a for a, drop in drops.items() if drop >= REGRESSED - 1e-9 and teachable(a)]
+    return sorted(fallen, key=lambda a: (-drops[a], ACHIEVEMENT_IDS[a]))
+
+
 def frontier_skills(figures: Mapping[str, Any]) -> list[str]:
-    """Achievements to teach next, easiest first: unlocked in fewer than ``FRONTIER_RATE`` of
-    the games while everything they build on is unlocked in at least ``MASTERED`` of them
-    (one building on nothing qualifies on its own rate), and teachable by the mutation
-    teacher. Empty without per-skill figures."""
+    """Achievements to teach next: the unlearnt ones first (:func:`regressed_skills`), then
+    those unlocked in fewer than ``FRONTIER_RATE`` of the games while everything they build on
+    is unlocked in at least ``MASTERED`` of them (one building on nothing qualifies on its own
+    rate), easiest first; teachable by the mutation teacher. Empty without per-skill figures."""
     rates = skill_rates(figures)
     if not rates:
         return []
+    fallen = regressed_skills(figures)
 
     def ready(name: str) -> bool:
         below = rates.get(name, 0.0) < FRONTIER_RATE
         return below and all(rates.get(p, 0.0) >= MASTERED for p in builds_on(name))
 
-    return sorted((a for a in ACHIEVEMENT_IDS if ready(a) and teachable(a)), key=difficulty)
+    rare = [a for a in ACHIEVEMENT_IDS if ready(a) and teachable(a) and a not in fallen]
+    return fallen + sorted(rare, key=difficulty)
 
 
 def describe_skills(figures: Mapping[str, Any]) -> str:
@@ -71,15 +90,18 @@ def describe_skills(figures: Mapping[str, Any]) -> str:
     some = {a: r for a, r in rates.items() if 0.0 < r < MASTERED}
     never = len(ACHIEVEMENT_IDS) - len(most) - len(some)
     frontier = frontier_skills(figures)[:FRONTIER_SHOWN]
-    return "\n".join(
-        [
-            f"Achievements (share{of_games} unlocking each):",
-            f"- most games: {_listed(most)}",
-            f"- some games: {_listed(some)}",
-            f"- never: {never} of {len(ACHIEVEMENT_IDS)}",
-            "- frontier (teach next): " + (", ".join(frontier) or "none"),
-        ]
-    )
+    best = skill_rates({"skills": figures.get("skills_best") or {}})
+    fallen = [f"{a} {rates[a]:.2f} (best {best[a]:.2f})" for a in regressed_skills(figures)]
+    lines = [
+        f"Achievements (share{of_games} unlocking each):",
+        f"- most games: {_listed(most)}",
+        f"- some games: {_listed(some)}",
+        f"- never: {never} of {len(ACHIEVEMENT_IDS)}",
+    ]
+    if fallen:
+        lines.append("- unlearnt (below their best so far): " + ", ".join(fallen[:SHOWN]))
+    lines.append("- frontier (teach next): " + (", ".join(frontier) or "none"))
+    return "\n".join(lines)
 
 
 def _listed(rates: Mapping[str, float]) -> str:

@@ -42,7 +42,7 @@ from dicode.domains.tetris.genome import (
     Well,
     check_bounds,
 )
-from dicode.domains.tetris.skills import CLEAR_SKILLS
+from dicode.domains.tetris.skills import CLEAR_SKILLS, rows_to_cells
 from dicode.teachers.base import MutationInstruction
 from dicode.teachers.genome_base import Edit, Mutation, SkillTarget, mutate_genome
 from dicode.teachers.genome_base import Operator as GenericOperator
@@ -543,14 +543,21 @@ _CLEAR_SIZES = {name: size for size, name in CLEAR_SKILLS.items()}
 def teach(parent: Genome, target: SkillTarget, rng: np.random.Generator) -> Mutation[Genome] | None:
     """A level for one of the Tetris frontier skills (``dicode.domains.tetris.skills``).
 
-    ``survive_N``: garbage like the target student's boards ``PRE_TOPOUT`` pieces before a
-    top-out (height and holes from the profile, jittered), goal: survive a share of N pieces.
+    ``survive_N``: one of the target student's own mid-game boards (``target.start_states``,
+    from its evaluation games; at most ``SKILL_MAX_STACK_ROWS`` high), so the level teaches
+    keeping such a stack low; without one, garbage like its boards ``PRE_TOPOUT`` pieces before a
+    top-out (height and holes from the profile, jittered). Goal: survive a share of N pieces.
     ``clear_double`` / ``_triple`` / ``_tetris``: a well of that depth and an I piece first,
     goal: that many lines within 3 pieces. The parent's description is kept as a starting
     point; its board, pieces and goal are replaced. None for any other skill.
     """
     if target.skill.startswith("survive_") and target.skill[8:].isdigit():
-        child, note = _survival_level(parent, int(target.skill[8:]), target.figures, rng)
+        pieces = int(target.skill[8:])
+        boards = [b for b in target.start_states if 0 < len(b) <= SKILL_MAX_STACK_ROWS]
+        if boards:
+            child, note = _midgame_level(parent, pieces, boards[int(rng.integers(len(boards)))])
+        else:
+            child, note = _survival_level(parent, pieces, target.figures, rng)
     elif target.skill in _CLEAR_SIZES:
         size = _CLEAR_SIZES[target.skill]
         column = int(rng.integers(BOARD_WIDTH))
@@ -567,6 +574,18 @@ def teach(parent: Genome, target: SkillTarget, rng: np.random.Generator) -> Muta
     child = child.normalized()
     check_bounds(child)
     return Mutation(child, MutationInstruction.SKILL, (Edit(f"teach_{target.skill}", note),))
+
+
+def _midgame_level(parent: Genome, pieces: int, rows: list[str]) -> tuple[Genome, str]:
+    """Survive from one of the target student's own mid-game boards (text rows, top down)."""
+    goal = int(np.clip(pieces // 5, *SKILL_SURVIVE_PIECES))
+    cells = tuple(rows_to_cells(list(rows)))
+    child = Genome(description=parent.description, filled=cells, goal_pieces=goal)
+    note = (
+        f"survive {goal} pieces from one of the target student's own mid-game boards "
+        f"({len(rows)} rows, {len(cells)} cells): keep such a stack low"
+    )
+    return child, note
 
 
 def _survival_level(

@@ -21,7 +21,7 @@ import numpy as np
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.evaluate import DEFAULT_GAMES, DEFAULT_SEED
 from dicode.domains.tetris.placements import afterstates
-from dicode.domains.tetris.skills import count_holes, skill_figures, stack_height
+from dicode.domains.tetris.skills import MIDGAME_MARKS, count_holes, skill_figures, stack_height
 
 Evaluator = Callable[[Any], dict[str, jnp.ndarray]]
 
@@ -36,6 +36,7 @@ class EvalResult:
     clears: np.ndarray  # (G, 5): clear events by rows cleared at once (column 0 unused)
     heights: np.ndarray  # (G, T): stack height after every piece
     holes: np.ndarray  # (G, T): holes after every piece
+    boards: np.ndarray  # (G, M, H, W) bool: the board after each of ``MIDGAME_MARKS`` pieces
 
     @property
     def mean_lines(self) -> float:
@@ -54,7 +55,7 @@ class EvalResult:
             "mean_pieces": float(self.pieces.mean()),
         }
         return head | skill_figures(
-            self.pieces, self.topped_out, self.clears, self.heights, self.holes, cap
+            self.pieces, self.topped_out, self.clears, self.heights, self.holes, cap, self.boards
         )
 
 
@@ -77,6 +78,7 @@ def make_greedy_evaluator(
     game_keys = jax.vmap(lambda i: jax.random.fold_in(root, i))(jnp.arange(games))
     reset_keys, play_keys = jnp.moveaxis(jax.vmap(jax.random.split)(game_keys), 1, 0)
     everyone = jnp.arange(games)
+    marks = jnp.asarray([m for m in MIDGAME_MARKS if m <= max_pieces], jnp.int32)
 
     def run(params: Any) -> dict[str, jnp.ndarray]:
         def one_step(play_key: jax.Array, state: engine.EnvState, t: jnp.ndarray) -> Any:
@@ -90,17 +92,23 @@ def make_greedy_evaluator(
             return (t < max_pieces) & jnp.any(~states.done)
 
         def advance(carry: tuple) -> tuple:
-            t, states, clears, heights, holes = carry
+            t, states, clears, heights, holes, boards = carry
             states, cleared = jax.vmap(one_step, in_axes=(0, 0, None))(play_keys, states, t)
             clears = clears.at[everyone, cleared].add(1)
             heights = heights.at[:, t].set(jax.vmap(stack_height)(states.board))
             holes = holes.at[:, t].set(jax.vmap(count_holes)(states.board))
-            return t + 1, states, clears, heights, holes
+            # The board after t + 1 pieces, where that is a mid-game mark.
+            hit = (marks == t + 1)[None, :, None, None]
+            boards = jnp.where(hit, states.board[:, None] > 0, boards)
+            return t + 1, states, clears, heights, holes, boards
 
         _, states = jax.vmap(lambda k: engine.reset(k, rules))(reset_keys)
         history = jnp.zeros((games, max_pieces), jnp.int32)
-        start = (jnp.int32(0), states, jnp.zeros((games, 5), jnp.int32), history, history)
-        _, states, clears, heights, holes = jax.lax.while_loop(still_playing, advance, start)
+        boards = jnp.zeros((games, marks.shape[0], *states.board.shape[1:]), bool)
+        start = (jnp.int32(0), states, jnp.zeros((games, 5), jnp.int32), history, history, boards)
+        _, states, clears, heights, holes, boards = jax.lax.while_loop(
+            still_playing, advance, start
+        )
         return {
             "lines": states.lines,
             "pieces": states.pieces,
@@ -108,6 +116,7 @@ def make_greedy_evaluator(
             "clears": clears,
             "heights": heights,
             "holes": holes,
+            "boards": boards,
         }
 
     return jax.jit(run)
