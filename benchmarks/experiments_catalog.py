@@ -300,7 +300,9 @@ def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]
         eval_points=10,
     )
     return {
-        "dr": Variant("ued_dr", ued, "DR: fresh 25-wall mazes every iteration, trained on"),
+        "dr": Variant(
+            "ued_dr", ued, "DR: fresh 25-wall mazes every iteration (one per env), trained on"
+        ),
         "robust_plr": Variant(
             "robust_plr", ued,
             "robust PLR (PLR⊥): DR levels scored without a gradient step, replay (p 0.8) trained",
@@ -315,6 +317,15 @@ def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]
 
 
 _JAXUED_ARMS = _ued_arms(_UED_PPO, _UED_SLOT_PPO)
+# DR as JaxUED's maze_dr.py trains it: a new random level at every episode's reset, not one
+# level per env replayed for the whole rollout. Here the target game itself (DR) in one slot of
+# 32 envs, its 64-maze pool wholly renewed before every iteration (+≈ 10 % host time).
+_DR_PPO = replace(_UED_PPO, num_slots=1, envs_per_slot=32, pool_size=64, target_refresh=64)
+_JAXUED_ARMS["dr"] = Variant(
+    "target",
+    replace(_JAXUED_ARMS["dr"].config, student=StudentSettings(_DR_PPO), ued=None),
+    "DR (maze_dr.py): a fresh 25-wall maze at (almost) every episode, trained on",
+)
 # The sparse target: perfect mazes with start and goal ≥ 60 moves apart. Target-only PPO and
 # DiCode's target slot train on the family; DR and ACCEL never see it (they start from random
 # 25-wall levels); all are scored on 16 fixed mazes of the family.

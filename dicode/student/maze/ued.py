@@ -199,6 +199,7 @@ def run_ued(
                 print(curve[-1].row(), flush=True)
             next_eval += eval_every_steps
         if steps >= env_steps:
+            trainer.learn = True  # the trainer is left as it came: every iteration learns
             return curve, counts, buffer
         t0, c0 = time.perf_counter(), time.process_time()
         # Which batch: ACCEL edits what it just replayed; otherwise replay or new levels.
