@@ -84,13 +84,18 @@ class LevelDescription(BaseModel):
 
     model_config = ConfigDict(extra="forbid")  # schema gets additionalProperties: false
 
+    # Upper bounds go into the schema, so a server that enforces it (vLLM) closes the JSON
+    # within the answer budget instead of cutting it mid-string (a 135M model on CPU otherwise
+    # wrote reasoning until max_tokens).
     reasoning: str = Field(
         min_length=1,
+        max_length=600,
         description="why this change suits the student, given its performance profile",
     )
     title: str = Field(min_length=1, max_length=80, description="short label for the level")
     description: str = Field(
         min_length=20,
+        max_length=1200,
         description="the level's docstring: objective, start board, pieces, goal",
     )
 

@@ -18,10 +18,12 @@ import pytest
 from archive_db.kinds import SEED_TEACHER
 from archive_db.repository import ArchiveRepository
 from dicode.llm.client import ENV_MODEL, ENV_URL
+from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from dicode.testing.vllm_server import Endpoint
 
 pytestmark = pytest.mark.vllm
 MINUTES = float(os.environ.get("DICODE_VLLM_RUN_MINUTES", "4"))
+RUN_MAX_TOKENS = 256
 
 
 def _free_port() -> int:
@@ -34,6 +36,10 @@ def _free_port() -> int:
 def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path) -> None:
     env = dict(os.environ)
     env[ENV_URL], env[ENV_MODEL] = vllm_server.base_url, vllm_server.served_name
+    if env.get(ENV_MAX_TOKENS):
+        # The profile keeps 16 calls open: on CPU each sequence gets ~3 tokens/s, so shorter
+        # answers keep a call inside the client's 120 s deadline.
+        env[ENV_MAX_TOKENS] = str(min(int(env[ENV_MAX_TOKENS]), RUN_MAX_TOKENS))
     command = [
         str(Path(sys.executable).parent / "dicode"), "run", "--profile", "llm",
         "--minutes", f"{MINUTES:g}", "--name", "vllm-llm", "--runs-dir", str(tmp_path),
