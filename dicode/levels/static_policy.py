@@ -109,8 +109,14 @@ def check_policy(tree: ast.Module, source: str) -> LevelSource:
     )
     modules = _module_names(tree)
     strings = _string_names(tree)
+    # Inner links of a + b + c chains are folded with the whole chain, once.
+    chained = {
+        id(node.left)
+        for node in nodes
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)
+    }
     for node in nodes:
-        _check_node(node, modules, strings)
+        _check_node(node, modules, strings if id(node) not in chained else None)
     _check_build(tree)
     return LevelSource(source=source, description=description, tree=tree)
 
@@ -129,7 +135,9 @@ def _where(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', '?')}"
 
 
-def _check_node(node: ast.AST, modules: dict[str, str], strings: _StringNames) -> None:
+def _check_node(node: ast.AST, modules: dict[str, str], strings: _StringNames | None) -> None:
+    """One node against the rules; ``strings`` is None where a string built around this node
+    is checked from its outer expression."""
     if isinstance(node, ast.Import):
         for alias in node.names:
             _check_import(alias.name, node)
@@ -195,8 +203,9 @@ def _check_node(node: ast.AST, modules: dict[str, str], strings: _StringNames) -
                 f"{_where(node)}: format fields that read attributes or items ({field[0]!r}) "
                 "are not allowed; use an f-string with plain names"
             )
-    if isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call | ast.Subscript) or (
-        isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    if strings is not None and (
+        isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call | ast.Subscript)
+        or (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
     ):
         _check_built_string(node, strings)
 
@@ -464,8 +473,16 @@ def _fold_string(node: ast.expr, strings: _StringNames) -> set[str] | None:
 
 def _fold_binop(node: ast.BinOp, strings: _StringNames) -> set[str] | None:
     if isinstance(node.op, ast.Add):
-        left, right = _fold_string(node.left, strings), _fold_string(node.right, strings)
-        return _combine(left, right, lambda a, b: a + b)
+        # A long chain a + b + c + … nests to the left: walk it in a loop, not by recursion.
+        operands = []
+        spine: ast.expr = node
+        while isinstance(spine, ast.BinOp) and isinstance(spine.op, ast.Add):
+            operands.append(spine.right)
+            spine = spine.left
+        texts: set[str] | None = _fold_string(spine, strings)
+        for operand in reversed(operands):
+            texts = _combine(texts, _fold_string(operand, strings), lambda a, b: a + b)
+        return texts
     if isinstance(node.op, ast.Mult):
         for text_node, count_node in ((node.left, node.right), (node.right, node.left)):
             texts = _fold_string(text_node, strings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import numpy as np
@@ -91,3 +92,38 @@ def test_validate_level_one_off_entry_point(validator: Validator) -> None:
     assert accepted.accepted and accepted.bundle is not None
     assert accepted.bundle.provenance()["seed"] == 3
     assert not rejected.accepted and rejected.stage == "static_policy"
+
+
+def test_a_non_ascii_identifier_is_an_ordinary_name(validator: Validator) -> None:
+    """The parser normalises such names through unicodedata, loaded before the walls go up."""
+    source = '"""Garbage, named in French."""\ndef build(level, rng):\n    hauteur_été = 3\n'
+    verdict = validator.validate(source + "    level.garbage(hauteur_été, holes=1)\n")
+    assert verdict.accepted, verdict.error
+
+
+@pytest.mark.parametrize(
+    ("body", "stage", "message"),
+    [
+        ("x = " + "-" * 50_000 + "1\n", "syntax", "nests too deeply to parse"),
+        ("x = " + " + ".join(["'a'"] * 300) + "\n", "accepted", ""),
+        (
+            "x = " + " + ".join(["'a'"] * 2_000) + "\n",
+            "sandbox_build",
+            r"RecursionError \(recursion too deep",
+        ),
+        (
+            "import numpy as np\n\n\ndef grow(level, rng):\n    np.ones((1 << 40,), np.uint8)\n",
+            "sandbox_build",
+            r"MemoryError at line \d+ \(out of memory",
+        ),
+    ],
+)
+def test_resource_exhaustion_gets_a_named_stage(
+    validator: Validator, body: str, stage: str, message: str
+) -> None:
+    source = '"""Exhausting."""\n' + body.replace("def grow", "def build")
+    if "def build" not in source:
+        source += "\n\ndef build(level, rng):\n    level.garbage(2, holes=1)\n"
+    verdict = validator.validate(source)
+    assert verdict.stage == stage, verdict.error
+    assert re.search(message, verdict.error or ""), verdict.error
