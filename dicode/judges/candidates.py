@@ -14,8 +14,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from dicode.domains.tetris.heuristics import WEIGHTS, Policy, board_features, make_policy, scores
+from dicode.domains.tetris.heuristics import WEIGHTS, board_features, scores
 from dicode.domains.tetris.placements import afterstates
+from dicode.domains.tetris.policies import Policy, make_policy
 
 BCTS = jnp.asarray(WEIGHTS["bcts"])
 

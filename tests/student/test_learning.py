@@ -7,7 +7,7 @@ import pytest
 
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
-from dicode.domains.tetris.heuristics import make_policy
+from dicode.domains.tetris.policies import make_policy
 from dicode.student.loop import StudentLoop
 from dicode.student.tetris.config import PPOConfig
 from dicode.student.tetris.evaluate import evaluate_greedy, make_greedy_evaluator

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
-from dicode.domains.tetris.heuristics import board_features, make_policy
+from dicode.domains.tetris.heuristics import board_features
 from dicode.domains.tetris.placements import afterstates
+from dicode.domains.tetris.policies import make_policy
 from tests.tetris.strategies import boards
 
 _features = jax.jit(board_features)

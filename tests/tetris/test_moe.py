@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from dicode.domains.tetris import legacy, moe
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
-from dicode.domains.tetris.heuristics import make_policy
 from dicode.domains.tetris.placements import afterstates
+from dicode.domains.tetris.policies import make_policy
 from tests.tetris.strategies import HEIGHT, WIDTH, boards
 
 _gate = jax.jit(moe.gate)

@@ -16,8 +16,8 @@ from rich.table import Table
 from dicode.domains.tetris import legacy, render
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import DEFAULT_GAMES, DEFAULT_SEED, evaluate, play
-from dicode.domains.tetris.heuristics import POLICIES, make_policy
 from dicode.domains.tetris.placements import legal_mask
+from dicode.domains.tetris.policies import POLICIES, make_policy
 from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, PIECE_NAMES
 
 app = typer.Typer(no_args_is_help=True, help="The Tetris world: placements, evaluation, rendering.")
@@ -135,9 +135,7 @@ def eval_command(
         result = _evaluate_llm(llm_url, llm_model, llm_structured, llm_fallback, games,
                                max_pieces, seed, seven_bag)  # fmt: skip
     else:
-        result = evaluate(
-            _check_policy(policy), games, max_pieces, seed, legacy_actions, seven_bag
-        )
+        result = evaluate(_check_policy(policy), games, max_pieces, seed, legacy_actions, seven_bag)
     if as_json:
         typer.echo(json.dumps(result))
         return

@@ -18,7 +18,7 @@ import numpy as np
 
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.engine import EnvParams, EnvState
-from dicode.domains.tetris.heuristics import Policy, make_policy
+from dicode.domains.tetris.policies import Policy, make_policy
 
 DEFAULT_SEED = 0
 DEFAULT_GAMES = 20

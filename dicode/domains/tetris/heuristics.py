@@ -37,15 +37,12 @@ Feature definitions (board row 0 = bottom):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from dicode.domains.tetris import legacy
 from dicode.domains.tetris.pieces import PIECE_WIDTH
-from dicode.domains.tetris.placements import Afterstates, afterstates, decode_action, num_actions
+from dicode.domains.tetris.placements import Afterstates, decode_action, num_actions
 
 FEATURES = (
     "landing_height",
@@ -77,11 +74,6 @@ WEIGHTS: dict[str, np.ndarray] = {
     ),
     "bcts": np.array([-12.63, 6.60, 0, -9.22, -19.77, -13.08, -10.49, -1.61, -24.04], np.float32),
 }
-
-#: Baselines without a planner: uniform over legal placements, and the first legal one in action
-#: order (what an unusable LLM answer falls back to: a fixed, dumb choice). "moe" is the rule-based
-#: mixture-of-experts ranker of ``moe.py``.
-POLICIES = ("random", "first_legal", *WEIGHTS, "moe")
 
 
 def board_features(board: jnp.ndarray) -> jnp.ndarray:
@@ -154,48 +146,3 @@ def best_candidate(value: jnp.ndarray, priority: jnp.ndarray) -> jnp.ndarray:
     best = jnp.max(value)
     tied = value >= best - 1e-4 * jnp.maximum(1.0, jnp.abs(best))
     return jnp.argmax(jnp.where(tied, priority, jnp.iinfo(jnp.int32).min)).astype(jnp.int32)
-
-
-Policy = Callable[[jax.Array, jnp.ndarray, jnp.ndarray], jnp.ndarray]
-
-
-def make_policy(name: str, legacy_actions: bool = False) -> Policy:
-    """A pure ``policy(key, board, piece) -> action`` by name (see ``POLICIES``).
-
-    With ``legacy_actions`` the returned action is in the legacy 40-action encoding, and the
-    planner can only choose among placements the legacy encoding reaches.
-    """
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICIES)}")
-    # Imported here: moe builds on this module's features, so a top-level import would cycle.
-    from dicode.domains.tetris import moe
-
-    def candidate_values(board: jnp.ndarray, piece: jnp.ndarray) -> jnp.ndarray:
-        candidates = afterstates(board, piece)
-        if name in ("random", "first_legal"):
-            value = jnp.where(candidates.legal, 0.0, -jnp.inf)
-        elif name == "moe":
-            value = moe.scores(candidates, board)
-        else:
-            value = scores(candidates, jnp.asarray(WEIGHTS[name]))
-        if legacy_actions:
-            width = board.shape[1]
-            every = jnp.arange(value.shape[0])
-            value = value[legacy.to_placement(piece, every, width)]
-        return value
-
-    def policy(key: jax.Array, board: jnp.ndarray, piece: jnp.ndarray) -> jnp.ndarray:
-        value = candidate_values(board, piece)
-        if name == "random":
-            # Uniform over legal actions: Gumbel noise on a 0 / −inf mask.
-            return jnp.argmax(value + jax.random.gumbel(key, value.shape)).astype(jnp.int32)
-        if name == "first_legal":
-            return jnp.argmax(value > -jnp.inf).astype(jnp.int32)  # argmax: the first True
-        priority = tie_break_priority(piece, board.shape[1])
-        if legacy_actions:
-            priority = priority[
-                legacy.to_placement(piece, jnp.arange(value.shape[0]), board.shape[1])
-            ]
-        return best_candidate(value, priority)
-
-    return policy

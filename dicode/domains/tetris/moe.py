@@ -53,7 +53,7 @@ the bottom (which no placement can fix) saturated the hole load and gave the hol
 games capped). Halving every slope gave 369 and 398 lines (19 of 20 capped).
 
 Illegal candidates score −inf; ties are broken as the heuristic planners break them
-(``heuristics.best_candidate`` with ``heuristics.tie_break_priority``), in ``make_policy``.
+(``heuristics.best_candidate`` with ``heuristics.tie_break_priority``), in ``policies.make_policy``.
 Everything is pure and jittable, vectorised over the candidates like the heuristics.
 """
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from dicode.domains.base import RolloutReport
 from dicode.domains.tetris import engine
-from dicode.domains.tetris.heuristics import make_policy
+from dicode.domains.tetris.policies import make_policy
 from dicode.domains.tetris.schema import TetrisLevel
 
 HEURISTIC = "dellacherie"
