@@ -35,7 +35,10 @@ from dicode.provenance import FIGURES, ROOT
 from dicode.student.curriculum import CurriculumConfig, num_target_slots
 
 RESULTS = ROOT / "docs" / "results.md"
-ORDER = ("tetris_target", "tetris_curriculum", "craftax_1m", "maze_curriculum")
+ORDER = (
+    "tetris_target", "tetris_curriculum", "craftax_1m", "maze_curriculum", "maze_jaxued",
+    "maze_long_paths",
+)  # fmt: skip
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
 
 
