@@ -123,6 +123,10 @@ class VllmServer:
             "--host", "127.0.0.1", "--port", str(self.port),
             "--max-model-len", str(self.max_model_len), "--max-num-seqs", str(self.max_num_seqs),
             "--enforce-eager",
+            # vLLM 0.32 on CPU crashes the engine ("CPU Generator does not use offset") when a
+            # seeded request's prefill is split across steps; the dicode client seeds every
+            # call, so prompts are never chunked (the step budget then holds a whole prompt).
+            "--no-enable-chunked-prefill", "--max-num-batched-tokens", str(self.max_model_len),
         ]  # fmt: skip
 
     def environment(self) -> dict[str, str]:

@@ -50,7 +50,8 @@ def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path)
         command, env=env, capture_output=True, text=True, timeout=MINUTES * 60 + 480
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    last = done.stdout.strip().splitlines()[-1]
+    summary = json.loads(last[last.index("{") :])  # the live view's last frame ends the line
 
     repository = ArchiveRepository.open(f"sqlite:///{tmp_path / 'vllm-llm' / 'archive.sqlite'}")
     try:
@@ -64,6 +65,11 @@ def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path)
           f"{valid} valid levels, by stage {dict(stages)}; summary {summary}")
 
     assert len(generated) >= 2, "the generator stored fewer than two attempts"
+    # The model answered (a broken server fails every attempt fast, at the same stage).
+    answered = [r for a in generated for r in a.responses if r.get("response")]
+    assert answered, "no call was answered"
+    errors = Counter(r.get("error_kind") for a in generated for r in a.responses)
+    assert errors["server_error"] + errors["connection"] < len(answered), errors
     for attempt in generated:
         assert attempt.teacher == "llm"
         assert attempt.verdict in ("accepted", "rejected") and attempt.stage_reached

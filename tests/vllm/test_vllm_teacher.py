@@ -42,7 +42,7 @@ def test_json_schema_is_honoured(vllm_server: Endpoint) -> None:
 
     for seed in range(3):
         text, finish = asyncio.run(ask(seed))
-        assert text is not None
+        assert text is not None, "no answer"
         if finish == "length":  # cut by max_tokens: valid JSON so far, never a wrong schema
             continue
         parsed = parse_description(text, finish)
@@ -73,6 +73,10 @@ def test_teach_records_every_attempt_with_verdict_and_stage(
     finally:
         repository.close()
     assert len(attempts) == 3
+    calls = [r for a in attempts for r in a.responses]
+    assert all(r.get("error_kind") in (None, "empty_answer") for r in calls), [
+        (r["stage"], r.get("error_kind"), r.get("error")) for r in calls
+    ]
     for attempt in attempts:
         stages = [r["stage"] for r in attempt.responses]
         assert attempt.verdict in ("accepted", "rejected")
