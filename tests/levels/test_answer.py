@@ -154,10 +154,9 @@ def test_the_workers_header_reads_back() -> None:
 
 _READ_SCRIPT = """
 import resource, sys, time
-from dicode import domains
+from dicode.domains.tetris.level_checks import POOL_SCHEMA as schema
 from dicode.levels.answer import AnswerRejected, read_pool
 bomb = open(sys.argv[1], "rb").read()
-schema = domains.get("tetris").pool_schema
 before_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 started = time.perf_counter()
 try:
@@ -169,10 +168,10 @@ except AnswerRejected as exc:
 
 
 def test_a_decompression_bomb_costs_neither_memory_nor_time(tmp_path: Path) -> None:
-    """Five members of 200 MB of zeros each in bzip2 (1 GB unpacked, 1.4 KB on the wire, as the
-    hostile level wall_forged_bomb_answer sends it): rejected from the archive's directory,
-    before any member is unpacked; the reading process does not grow."""
-    zeros = b"\0" * (200 * 2**20)
+    """Five members of 32 MB of zeros each in bzip2 (160 MB unpacked in 0.4 KB; the hostile level
+    wall_forged_bomb_answer sends 1 GB through the real pipe): rejected from the archive's
+    directory, before any member is unpacked; the reading process does not grow."""
+    zeros = b"\0" * (32 * 2**20)
     stream = bz2.compress(zeros, 9)
     members = {f"{name}.npy": stream for name in SCHEMA}
     bomb = tmp_path / "bomb.zip"
@@ -183,7 +182,7 @@ def test_a_decompression_bomb_costs_neither_memory_nor_time(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     seconds, grown_mb, peak_mb, message = done.stdout.split(" ", 3)
     assert bomb.stat().st_size < 10_000 and "compressed (method 12)" in message
-    assert float(seconds) < 0.5 and float(grown_mb) < 20 and float(peak_mb) < 1024
+    assert float(seconds) < 0.5 and float(grown_mb) < 20 and float(peak_mb) < 300
 
 
 def _prepacked_bzip2(members: dict[str, bytes], size: int, crc: int) -> bytes:
