@@ -182,7 +182,8 @@ def test_a_decompression_bomb_costs_neither_memory_nor_time(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     seconds, grown_mb, peak_mb, message = done.stdout.split(" ", 3)
     assert bomb.stat().st_size < 10_000 and "compressed (method 12)" in message
-    assert float(seconds) < 0.5 and float(grown_mb) < 20 and float(peak_mb) < 300
+    # (the peak itself is no measure: a child's ru_maxrss starts from the parent's at fork)
+    assert float(seconds) < 0.5 and float(grown_mb) < 20 and float(peak_mb) > 0
 
 
 def _prepacked_bzip2(members: dict[str, bytes], size: int, crc: int) -> bytes:

@@ -118,7 +118,9 @@ def _leaves(tree: object) -> list[np.ndarray]:
 
 
 def test_a_measuring_iteration_leaves_parameters_and_optimiser_alone() -> None:
-    trainer = MazeSlotTrainer(TINY, 1)
+    # A network of its own: the compiled update is cached per configuration, and the tests of
+    # test_student.py count that cache's entries and read its bonus on TINY.
+    trainer = MazeSlotTrainer(replace(TINY, hidden_size=TINY.hidden_size + 1), 1)
     before = _leaves(trainer.runner.train)
     trainer.learn = False
     trainer.iterate(np.zeros(TINY.num_slots, bool), 0.0)
