@@ -53,11 +53,6 @@ class WorkerHeader:
     warnings: list[str] = field(default_factory=list)
 
 
-def schema_of(arrays: Mapping[str, np.ndarray]) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
-    """The schema one unstacked instance follows (for tests and tools)."""
-    return {key: (np.asarray(v).dtype, np.asarray(v).shape) for key, v in arrays.items()}
-
-
 def parse_header(line: bytes) -> WorkerHeader:
     """The header line as a ``WorkerHeader``; ``AnswerRejected`` when it is not one."""
     if len(line) > MAX_HEADER_BYTES:

@@ -522,12 +522,11 @@ def _fold_subscript(node: ast.Subscript, strings: _StringNames) -> set[str] | No
 
 def _constant_slice(index: ast.Slice) -> bool:
     """A slice of integer literals (or omitted bounds), with a step other than zero."""
-    return all(
-        b is None or (isinstance(b, ast.Constant) and isinstance(b.value, int) and b.value != 0)
-        if b is index.step
-        else b is None or (isinstance(b, ast.Constant) and isinstance(b.value, int))
-        for b in (index.lower, index.upper, index.step)
+    bounds = (index.lower, index.upper, index.step)
+    literal = all(
+        b is None or (isinstance(b, ast.Constant) and isinstance(b.value, int)) for b in bounds
     )
+    return literal and not (isinstance(index.step, ast.Constant) and index.step.value == 0)
 
 
 _STRING_METHODS = ("upper", "lower", "strip", "lstrip", "rstrip", "replace", "swapcase")

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from dicode import domains
-from dicode.levels.answer import AnswerRejected, parse_header, read_pool, schema_of
+from dicode.levels.answer import AnswerRejected, parse_header, read_pool
 
 SCHEMA = domains.get("tetris").pool_schema
 POOL = 4
@@ -54,7 +54,8 @@ def test_every_worlds_schema_matches_what_its_builder_makes() -> None:
         domain = domains.get(name)
         builder = __import__(domain.builder_module, fromlist=["make_builder"])
         level = builder.make_builder(np.random.default_rng(0))
-        assert schema_of(level.to_arrays()) == dict(domain.pool_schema)
+        made = {key: (value.dtype, value.shape) for key, value in level.to_arrays().items()}
+        assert made == dict(domain.pool_schema)
 
 
 @pytest.mark.parametrize(
