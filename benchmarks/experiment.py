@@ -40,45 +40,18 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run_figures import Ablation, headline_figures, record_digest, summarise
+from benchmarks.experiments_catalog import EXPERIMENTS, Experiment, Variant
+from benchmarks.run_figures import headline_figures, record_digest, summarise
 from dicode.provenance import FIGURES, provenance
-from services.curricula import UED_METHODS, MethodConfig, MethodResult, run_method
+from services.curricula import UED_METHODS, MethodResult, run_method
 
 # Every worker trains with the same intra-op thread count, whatever --jobs is: a run's figures
 # then depend only on its config and seed (tests/services/test_experiment.py checks it).
 THREADS = {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One arm of an experiment: a method of ``services/curricula.py`` and its config."""
-
-    method: str
-    config: MethodConfig
-    note: str = ""  # what this arm changes, for the table
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """A comparison at equal env steps on one world."""
-
-    name: str
-    protocol: str  # how the target figures are measured, stated beside the numbers
-    steps: int
-    seeds: tuple[int, ...]
-    baseline: str  # the variant every other one is compared with
-    variants: dict[str, Variant] = field(default_factory=dict)
-    ablations: tuple[Ablation, ...] = ()  # paired comparisons (same seeds), one part each
-
-
-def _experiments() -> dict[str, Experiment]:
-    from benchmarks.experiments_catalog import EXPERIMENTS
-
-    return EXPERIMENTS
 
 
 # ----------------------------------------------------------------------------- records
@@ -290,7 +263,7 @@ def _save(path: Path, document: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    experiments = _experiments()
+    experiments = EXPERIMENTS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiment", choices=sorted(experiments))
     parser.add_argument("--variants", help="comma-separated (default: all)")

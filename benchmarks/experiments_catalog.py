@@ -1,4 +1,5 @@
-"""The experiments of ``benchmarks/experiment.py``: worlds, budgets, seeds and variants.
+"""The experiments of ``benchmarks/experiment.py``: what an experiment is (``Experiment``,
+``Variant``) and each one's world, budget, seeds and variants.
 
 Every variant of an experiment trains the same student (same network, layout and step-size
 schedule) for the same env steps; they differ in what fills the free slots and how levels are
@@ -24,9 +25,8 @@ an arm:
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
-from benchmarks.experiment import Experiment, Variant
 from benchmarks.run_figures import Ablation
 from dicode.archive.config import ArchiveConfig
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
@@ -37,6 +37,28 @@ from dicode.student.tetris.config import PPOConfig
 from services.curricula import MethodConfig
 
 SESSIONS = 100  # sessions per run, whatever the budget
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One arm of an experiment: a method of ``services/curricula.py`` and its config."""
+
+    method: str
+    config: MethodConfig
+    note: str = ""  # what this arm changes, for the table
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A comparison at equal env steps on one world."""
+
+    name: str
+    protocol: str  # how the target figures are measured, stated beside the numbers
+    steps: int
+    seeds: tuple[int, ...]
+    baseline: str  # the variant every other one is compared with
+    variants: dict[str, Variant] = field(default_factory=dict)
+    ablations: tuple[Ablation, ...] = ()  # paired comparisons (same seeds), one part each
 
 
 def _iterations(steps: int, batch_size: int) -> int:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.experiment import Experiment, Variant, command_line, record, run_experiment
+from benchmarks.experiment import command_line, record, run_experiment
+from benchmarks.experiments_catalog import Experiment, Variant
 from benchmarks.results_tables import section, target_share
 from benchmarks.run_figures import (
     Ablation,

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.experiment import Experiment, Variant
-from benchmarks.experiments_catalog import EXPERIMENTS
+from benchmarks.experiments_catalog import EXPERIMENTS, Experiment, Variant
 from dicode import domains
 from dicode.domains.base import Domain
 from dicode.student.archive_schedule import ArchiveSchedule
