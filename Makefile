@@ -44,8 +44,11 @@ vllm-cpu:
 run: $(STAMP) sandbox
 	$(BIN)/dicode run --profile quick
 
+# Two pytest-xdist workers: much of the suite waits on subprocesses, servers and the sandbox.
+# Tests that start a Ray cluster share one worker (tests/conftest.py). TEST_WORKERS=0: serial.
+TEST_WORKERS ?= 2
 test: $(STAMP) sandbox browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

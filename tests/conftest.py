@@ -63,3 +63,19 @@ def archive_url(request: pytest.FixtureRequest) -> str:
     """Each test using this runs once on SQLite and once on PostgreSQL."""
     name = "sqlite_url" if request.param == "sqlite" else "pg_url"
     return str(request.getfixturevalue(name))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups for pytest-xdist's ``--dist loadgroup`` (``make test`` runs two workers).
+
+    A test file stays on one worker, so its module fixtures (compiled networks, servers) are
+    built once. Every test that starts a local Ray cluster or kills service processes (markers
+    ``ray_cluster`` and ``chaos``) shares one worker: two Ray clusters on one machine contend
+    for the dashboard's fixed port, and the chaos cases measure recovery times.
+    """
+    for item in items:
+        if item.get_closest_marker("ray_cluster") or item.get_closest_marker("chaos"):
+            group = "ray_cluster"
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
