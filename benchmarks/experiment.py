@@ -124,11 +124,12 @@ def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
     validator = None
     if variant.method != "target" and variant.method not in UED_METHODS:  # these never generate
         if "validator" not in _WORKER:
+            from dicode import domains
             from dicode.levels.pipeline import Validator
 
             g, domain = variant.config.generator, variant.config.domain
             _WORKER["validator"] = Validator(
-                domain, pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps
+                domains.get(domain), pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps
             )
             atexit.register(_WORKER["validator"].close)
         validator = _WORKER["validator"]

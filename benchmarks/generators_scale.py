@@ -33,7 +33,7 @@ from archive_db.kinds import SEED_TEACHER
 from benchmarks.api_listing import DEFAULT_PG, postgres_schema
 from dicode import domains
 from dicode.provenance import ROOT, write_figures
-from dicode.settings import RunSettings, profile
+from dicode.settings import RunSettings
 from services.generator.control import set_paused
 from services.generator.service import GENERATING
 
@@ -163,7 +163,7 @@ def _span(times: list[float]) -> float:
 
 
 def measure(url: str, n: int, attempts: int, in_flight: int, log_dir: Path) -> dict[str, Any]:
-    settings = race_settings(profile("quick"), in_flight)
+    settings = race_settings(domains.profile(domains.get("tetris"), "quick"), in_flight)
     repo = ArchiveRepository.open(url)
     run_id = open_paused_run(repo, "scale", settings)
     seeds = len(domains.get(settings.domain).seed_sources())

@@ -54,11 +54,12 @@ import numpy as np
 from archive_db import ArchiveRepository
 from archive_db.kinds import SEED_TEACHER
 from archive_db.records import AttemptInfo, NewAttempt, NewLevel, content_hash
+from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.llm.client import ENV_MODEL, ENV_URL
 from dicode.provenance import ROOT, write_figures
-from dicode.settings import GeneratorSettings, profile
+from dicode.settings import GeneratorSettings
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from dicode.testing.vllm_server import Endpoint, VllmServer, unavailable_reason
@@ -98,7 +99,8 @@ class LatencyModel:
 
 def generator_settings(in_flight: int) -> GeneratorSettings:
     """The ``llm`` profile's generator with ``in_flight`` and no back-pressure (no student)."""
-    return replace(profile("llm").generator, in_flight=in_flight, max_untrained=10**6)
+    llm = domains.profile(domains.get("tetris"), "llm")
+    return replace(llm.generator, in_flight=in_flight, max_untrained=10**6)
 
 
 @dataclass(frozen=True)
@@ -304,7 +306,10 @@ def main() -> None:
         FakeOpenAIServer(model="latency-model") as server,
         tempfile.TemporaryDirectory() as tmp,
         Validator(
-            pool_size=settings.pool_size, warm=1, rollout_steps=settings.rollout_steps
+            domains.get("tetris"),
+            pool_size=settings.pool_size,
+            warm=1,
+            rollout_steps=settings.rollout_steps,
         ) as validator,
     ):
         os.environ[ENV_URL], os.environ[ENV_MODEL] = server.base_url, server.model
@@ -389,7 +394,10 @@ def main_vllm(args: argparse.Namespace) -> None:
         contextlib.nullcontext() if external else local,
         tempfile.TemporaryDirectory() as tmp,
         Validator(
-            pool_size=settings.pool_size, warm=1, rollout_steps=settings.rollout_steps
+            domains.get("tetris"),
+            pool_size=settings.pool_size,
+            warm=1,
+            rollout_steps=settings.rollout_steps,
         ) as validator,
     ):
         endpoint = external or Endpoint(local.base_url, local.served_name)

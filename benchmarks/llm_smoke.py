@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dicode import domains
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers.base import PerformanceProfile, TeacherRequest, TeacherResult
 from dicode.teachers.llm_teacher import LLMTeacher, LLMTeacherSettings
@@ -51,13 +52,14 @@ async def drive(
     """Run ``levels`` teacher attempts against ``base_url``; returns results and wall time."""
     config = LLMConfig(base_url=base_url, model=model, timeout_s=600, max_retries=1,
                        max_concurrency=1, seed=seed)
-    prompts = load_prompts("tetris")
-    validate = sandbox_validator("tetris", seed, pool_size=pool_size, rollouts=rollouts)
+    tetris = domains.get("tetris")
+    prompts = load_prompts(tetris)
+    validate = sandbox_validator(tetris, seed, pool_size=pool_size, rollouts=rollouts)
     try:
         teacher = LLMTeacher(LLMClient(config), validate, prompts,
                              render_system_prompt(prompts), smoke_settings(repair_rounds))
         parent = read_level_file(parent_path, PerformanceProfile((0.8,), {}))
-        examples = tuple(seed_examples("tetris", exclude=parent_path))
+        examples = tuple(seed_examples(tetris, exclude=parent_path))
         requests = [
             TeacherRequest.for_parent(parent, PerformanceProfile((0.0,), {}), examples, seed + i)
             for i in range(levels)

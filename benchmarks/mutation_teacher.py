@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dicode import domains
 from dicode.levels.pipeline import Validator
 from dicode.teachers.base import (
     MutationInstruction,
@@ -98,13 +99,14 @@ def main() -> None:
         paths = [p for p in paths if p.stem in set(args.levels)]
     report: dict[str, Any] = {"settings": vars(args) | {"json": str(args.json)}, "levels": {}}
     started = time.perf_counter()
+    tetris = domains.get("tetris")
     with Validator(
-        "tetris",
+        tetris,
         pool_size=args.pool_size,
         rollout_steps=args.rollout_steps,
         rollouts=not args.no_rollouts,
     ) as v:
-        teacher = MutationTeacher(v.validate, seed=args.seed)
+        teacher = MutationTeacher(v.validate, tetris.genome(), seed=args.seed)
         header = f"{'seed level':<22} {'instr':<7} {'accepted':>9} " + " ".join(
             f"{'Δ' + m:>19}" for m in METRICS
         )

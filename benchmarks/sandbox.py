@@ -19,6 +19,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.sandbox import bubblewrap_available
@@ -40,7 +41,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
 
     started = time.perf_counter()
-    with Validator(pool_size=args.pool_size, warm=args.warm) as validator:
+    with Validator(domains.get("tetris"), pool_size=args.pool_size, warm=args.warm) as validator:
         warm_up = validator.warm_up()
         compile_seconds = time.perf_counter() - started
         # Let the pool refill after the warm-up so the first timed level finds a warm worker.

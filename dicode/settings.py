@@ -2,16 +2,18 @@
 
 Plain frozen dataclasses that round-trip through JSON into the runs table. The student's own
 configuration (``StudentSettings.ppo``) belongs to the run's world, which reads it back
-(``Domain.ppo_config``); named presets live with each world (``Domain.profiles``).
+(``Domain.ppo_config``, handed to ``RunSettings.from_dict``); named presets live with each world
+(``Domain.profiles``, looked up with ``dicode.domains.profile``). This module never imports a
+world: each world imports it for its presets.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Protocol
 
-from dicode import domains
 from dicode.archive.config import ArchiveConfig
 from dicode.student.curriculum import CurriculumConfig
 
@@ -68,6 +70,16 @@ class EvaluatorSettings:
     every_s: float = 30.0
 
 
+class RunWorld(Protocol):
+    """What reading a stored run back needs of its world (every ``Domain`` is one)."""
+
+    name: str
+
+    def ppo_config(self, values: Mapping[str, Any]) -> Any:
+        """The world's student configuration from stored values (unknown keys: ValueError)."""
+        ...
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """Everything a `dicode run` needs; stored as the run's config."""
@@ -92,12 +104,15 @@ class RunSettings:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunSettings:
-        """Inverse of `to_dict` (unknown keys are an error, so a typo cannot pass silently)."""
+    def from_dict(cls, data: dict[str, Any], world: RunWorld) -> RunSettings:
+        """Inverse of `to_dict` for a run of ``world``, which reads its student's config back
+        (unknown keys are an error, so a typo cannot pass silently; so is another world's run).
+        """
         unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown RunSettings settings: {sorted(unknown)}")
-        world = domains.get(data.get("domain", "tetris"))
+        if data.get("domain", world.name) != world.name:
+            raise ValueError(f"a run of {data['domain']!r} read as one of {world.name!r}")
         student = dict(data.get("student", {}))
         return cls(
             profile=data.get("profile", "quick"),
@@ -144,23 +159,3 @@ def parse_overrides(kind: Any, items: list[str] | None) -> dict[str, Any]:
 def config_from(kind: Any, values: dict[str, Any]) -> Any:
     """A world's student config from stored values (unknown keys: ValueError naming them)."""
     return _build(kind, dict(values))
-
-
-def known_profiles() -> list[str]:
-    """Every ``world/profile`` pair, for error messages and help."""
-    pairs = [(world, domains.get(world).profiles()) for world in domains.names()]
-    return [f"{world}/{name}" for world, presets in pairs for name in presets]
-
-
-def profile(name: str, *, domain: str = "tetris", seed: int | None = None) -> RunSettings:
-    """The named preset of ``domain`` (with another seed if given); an unknown pair lists the
-    known ones."""
-    settings = domains.get(domain).profiles().get(name)
-    if settings is None:
-        raise ValueError(
-            f"unknown profile {name!r} for domain {domain!r}; known: {', '.join(known_profiles())}"
-        )
-    if seed is not None:
-        ppo = replace(settings.student.ppo, seed=seed)
-        settings = replace(settings, seed=seed, student=replace(settings.student, ppo=ppo))
-    return settings

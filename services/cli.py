@@ -1,7 +1,8 @@
 """The `dicode` command line: one Typer app with a sub-app per area.
 
-The composition root of the commands: the library's own (levels, worlds, students, judges) and
-those that need the archive or the services (`run`, `archive`, `teach`).
+The composition root of the commands: the library's own (worlds, students, judges) and those
+that resolve a world by name or need the archive or the services (`levels`, `run`, `archive`,
+`teach`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import typer
 from archive_db.cli import app as archive_app
 from dicode.domains.tetris.cli import app as tetris_app
 from dicode.judges.cli import judge_app
-from dicode.levels.cli import app as levels_app
 from dicode.student.craftax.cli import app as craftax_app
 from dicode.student.tetris.cli import app as student_app
+from services.levels_cli import app as levels_app
 from services.run_cli import run as run_command
 from services.teach_cli import teach_app
 

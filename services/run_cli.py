@@ -38,18 +38,18 @@ def run(
     """Start local Ray, the archive, student, evaluator, generator and API; Ctrl-C stops."""
     from dicode import domains
     from dicode.levels.sandbox import sandbox_problem
-    from dicode.settings import profile as preset
     from services.embedded import RunError, RunOptions, default_run_name, run_embedded
 
     if profile == "quick" and minutes is None and iterations is None:
         minutes = 10.0  # the quick profile is a ~10 minute demonstration
     try:
-        preset(profile, domain=domain)
+        world = domains.get(domain)
+        domains.profile(world, profile)
     except ValueError as error:  # before anything is created for the run
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
     # generated code must never run without its walls
-    problem = sandbox_problem(domains.get(domain).builder_module)
+    problem = sandbox_problem(world.builder_module)
     if problem:
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(2)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import replace
+from typing import Any
 
 from archive_db import ArchiveRepository
 from archive_db.records import RunInfo
-from dicode.settings import RunSettings, profile
+from dicode import domains
+from dicode.settings import RunSettings
 
 
 def open_service_run(
@@ -28,17 +30,22 @@ def open_service_run(
     """
     existing = repo.find_run(name)
     if existing is not None and existing.config:
-        settings = RunSettings.from_dict(existing.config)
+        settings = stored_settings(existing.config)
         run = existing
     else:
-        settings = profile(profile_name, domain=domain, seed=seed)
+        settings = domains.profile(domains.get(domain), profile_name, seed=seed)
         run = repo.open_run(
             name, domain=settings.domain, seed=settings.seed, config=settings.to_dict()
         )
-        settings = RunSettings.from_dict(run.config) if run.config else settings
+        settings = stored_settings(run.config) if run.config else settings
     if teacher:
         settings = replace(settings, generator=replace(settings.generator, teacher=teacher))
     return run, settings
+
+
+def stored_settings(config: dict[str, Any]) -> RunSettings:
+    """A run's stored config read back by the world it names."""
+    return RunSettings.from_dict(config, domains.get(config["domain"]))
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:

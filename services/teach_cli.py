@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,6 +27,11 @@ from dicode.teachers.base import (
     TeacherResult,
 )
 from dicode.teachers.registry import TeacherContext, make_teacher, teacher_names
+from dicode.teachers.world import TeachingWorld
+
+if TYPE_CHECKING:
+    from dicode.domains.base import Domain
+    from dicode.teachers.validation import SandboxValidate
 
 teach_app = typer.Typer(help="Generate child levels from a parent level with a teacher.")
 
@@ -54,14 +59,12 @@ def read_profile(path: Path | None) -> PerformanceProfile:
     return PerformanceProfile.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
-def seed_examples(domain: str, exclude: Path | None = None) -> list[ExampleLevel]:
+def seed_examples(world: Domain, exclude: Path | None = None) -> list[ExampleLevel]:
     """The world's seed levels as example candidates (the parent itself left out)."""
-    from dicode import domains
-
     skip = exclude.read_text(encoding="utf-8") if exclude else None
     return [
         ExampleLevel(level_description(source), source, name)
-        for name, source in domains.get(domain).seed_sources().items()
+        for name, source in world.seed_sources().items()
         if source != skip
     ]
 
@@ -111,11 +114,13 @@ def write_results(out: Path, results: list[TeacherResult], summary: TeachSummary
     (out / "summary.json").write_text(json.dumps(summary.as_dict(), indent=2) + "\n")
 
 
-def default_validator(domain: str, seed: int, pool_size: int, rollouts: bool) -> Any:
-    """The sandbox pipeline for ``domain`` (imported here so ``--help`` stays fast)."""
+def default_validator(
+    world: TeachingWorld, seed: int, pool_size: int, rollouts: bool
+) -> SandboxValidate:
+    """The sandbox pipeline for ``world`` (imported here so ``--help`` stays fast)."""
     from dicode.teachers.validation import sandbox_validator
 
-    return sandbox_validator(domain, seed, pool_size=pool_size, rollouts=rollouts)
+    return sandbox_validator(world, seed, pool_size=pool_size, rollouts=rollouts)
 
 
 def record_in_archive(
@@ -187,10 +192,10 @@ def teach(
     """Generate N children of PARENT, validate each in the sandbox, record every attempt."""
     from dicode import domains
 
-    if domain not in domains.names():
-        raise typer.BadParameter(
-            f"unknown world {domain!r}; known: {', '.join(domains.names())}", param_hint="--domain"
-        )
+    try:
+        world = domains.get(domain)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--domain") from None
     if teacher not in teacher_names():
         known = ", ".join(teacher_names())
         raise typer.BadParameter(
@@ -198,17 +203,17 @@ def teach(
         )
     parent_level = read_level_file(parent, read_profile(profile))
     target = read_profile(target_profile)
-    examples = tuple(seed_examples(domain, exclude=parent))
+    examples = tuple(seed_examples(world, exclude=parent))
     requests = []
     for i in range(n):
         request = TeacherRequest.for_parent(parent_level, target, examples, seed=seed + i)
         if instruction is not None:
             request = TeacherRequest(parent_level, target, instruction, examples, seed + i)
         requests.append(request)
-    validate = default_validator(domain, seed, pool_size, rollouts)
+    validate = default_validator(world, seed, pool_size, rollouts)
     try:
         try:
-            built = make_teacher(teacher, TeacherContext(domain, validate, seed))
+            built = make_teacher(teacher, TeacherContext(world, validate, seed))
         except ValueError as exc:  # e.g. no LLM endpoint configured
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None

@@ -2,47 +2,31 @@
 
 A world lives in one folder, ``dicode/domains/<world>/``, and exposes everything the rest of the
 system needs through one object (``dicode/domains/<world>/domain.py``), looked up by name with
-``dicode.domains.get``. Nothing outside ``dicode/domains/`` asks which world it is working on:
-the validation pipeline, the sandbox, the renderers, the teachers, the student loop and the
-services all go through this protocol. Methods that need JAX import it when called, so looking
-a world up stays cheap (the sandbox worker and the CLI's ``--help`` never pay for JAX).
+``dicode.domains.get`` once, at the edge (the CLI, the services, the benchmarks), and passed
+down as the object. Nothing outside ``dicode/domains/`` asks which world it is working on: the
+validation pipeline, the sandbox, the renderers, the teachers, the student loop and the
+services all go through this protocol. The library's packages own the parts they use
+(``dicode.levels.world.LevelWorld``, ``dicode.teachers.world.TeachingWorld``) and never import
+a world; ``Domain`` extends them. Methods that need JAX import it when called, so looking a
+world up stays cheap (the sandbox worker and the CLI's ``--help`` never pay for JAX).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+from dicode.levels.world import Pool, RolloutEvaluator, RolloutReport
+from dicode.teachers.world import TeachingWorld
 
 if TYPE_CHECKING:
-    from PIL import Image
-
-    from dicode.levels.answer import PoolSchema
     from dicode.levels.bundle import LevelBundle
-    from dicode.levels.sandbox import SandboxLimits
     from dicode.settings import EvaluatorSettings, RunSettings, StudentSettings
     from dicode.student.loop import SlotTrainer
-    from dicode.teachers.genome_base import GenomeCodec
 
-Pool = dict[str, np.ndarray]  # a level's K initial states: arrays with a leading axis K
-
-
-@dataclass(frozen=True)
-class RolloutReport:
-    """What engine rollouts over a pool found."""
-
-    solved_at_reset: int  # instances whose goal already holds at reset
-    difficulty: dict[str, float]  # e.g. random_success, heuristic_success (recorded, not gates)
-    problem: str | None = None  # another reason to reject found by playing (e.g. blocked spawn)
-
-
-class RolloutEvaluator(Protocol):
-    """Plays a pool in the real engine; compiled once, reused for every level."""
-
-    def evaluate(self, pool: Pool, seed: int) -> RolloutReport: ...
+# The level pipeline's names a world implements, offered beside ``Domain`` to the worlds.
+__all__ = ["Domain", "Pool", "RolloutEvaluator", "RolloutReport", "TargetProtocol"]
 
 
 class TargetProtocol(Protocol):
@@ -58,67 +42,16 @@ class TargetProtocol(Protocol):
         ...
 
 
-class Domain(Protocol):
-    """Everything one world provides (see the module docstring)."""
+class Domain(TeachingWorld, Protocol):
+    """Everything one world provides (see the module docstring).
 
-    name: str
-    # --- levels as code -------------------------------------------------------------------
-    builder_module: str  # imported inside the sandbox worker: NumPy and the stdlib only
-    builder_version: str  # recorded in every bundle's provenance
-    sandbox_limits: SandboxLimits | None  # None: the sandbox's defaults
-    pool_schema: PoolSchema  # field → (dtype, instance shape): every sandbox answer, exactly
-
-    def builder_api_docs(self) -> str:
-        """The builder's API for prompts (rendered from its docstrings)."""
-        ...
-
-    def prompt_facts(self) -> dict[str, str]:
-        """Game facts the prompt templates name (``$name`` placeholders), read from code."""
-        ...
+    Its levels as code — builder, sandbox schema, checks, rollouts, renderers — are the
+    ``LevelWorld`` part (``dicode.levels.world``); prompts and genome the ``TeachingWorld``
+    part (``dicode.teachers.world``); the rest is declared here.
+    """
 
     def seed_sources(self) -> dict[str, str]:
         """Hand-written seed levels by name, easy first, the target game among them."""
-        ...
-
-    def target_source(self) -> str:
-        """The target game written as a level (used to warm the pipeline up)."""
-        ...
-
-    def base_worlds(self, seed: int, count: int) -> Pool | None:
-        """Worlds the level code edits, made in the parent and sent to the sandbox as data
-        (Craftax); None when levels build from scratch."""
-        ...
-
-    def check_pool(self, pool: Pool) -> dict[str, int]:
-        """Check the sandbox's arrays against the state schema; returns the goal.
-
-        Raises ``ValueError`` naming the problem."""
-        ...
-
-    def rules_of(self, pool: Pool) -> dict[str, float]:
-        """The bounded rule parameters the level sets (empty when the world has none)."""
-        ...
-
-    def impossible_goal(self, pool: Pool) -> str | None:
-        """Why the goal can provably never be met, or None."""
-        ...
-
-    def make_rollouts(self, steps: int) -> RolloutEvaluator:
-        """The engine rollouts of the validation pipeline (imports JAX)."""
-        ...
-
-    # --- people and judges ----------------------------------------------------------------
-    def render_text(self, bundle: LevelBundle, count: int) -> str:
-        """The first ``count`` pool instances as text."""
-        ...
-
-    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
-        """One pool instance as a picture, ``cell`` pixels per grid cell."""
-        ...
-
-    # --- teachers ---------------------------------------------------------------------------
-    def genome(self) -> GenomeCodec:
-        """The mutation teacher's typed genome of this world's levels and its edits."""
         ...
 
     # --- target game and student ------------------------------------------------------------

@@ -26,7 +26,6 @@ import time
 
 import numpy as np
 
-from dicode import domains
 from dicode.levels.bundle import LevelBundle, source_hash
 from dicode.levels.sandbox import SandboxLimits, SandboxPool
 from dicode.levels.static_policy import PolicyViolation, check_policy, parse_level
@@ -37,6 +36,7 @@ from dicode.levels.verdict import (
     Verdict,
     bounded_text,
 )
+from dicode.levels.world import LevelWorld
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class _Rejected(Exception):
 
 
 class Validator:
-    """Validates level sources for one domain; reuse it (it keeps workers warm).
+    """Validates level sources for one world; reuse it (it keeps workers warm).
 
     ``rollout_steps`` = pieces played per instance and policy; ``rollouts=False`` skips the
     engine stage (for tools that only need the pool).
@@ -63,7 +63,7 @@ class Validator:
 
     def __init__(
         self,
-        domain: str = "tetris",
+        world: LevelWorld,
         *,
         pool_size: int = 32,
         warm: int = 2,
@@ -73,16 +73,16 @@ class Validator:
     ) -> None:
         if not 1 <= pool_size <= 1024:
             raise ValueError(f"pool_size must be in 1..1024, got {pool_size}")
-        self.domain = domains.get(domain)
+        self.world = world
         self.pool_size = pool_size
         self.sandbox = SandboxPool(
-            self.domain.builder_module,
-            self.domain.pool_schema,
+            self.world.builder_module,
+            self.world.pool_schema,
             warm=warm,
-            limits=limits or self.domain.sandbox_limits,
+            limits=limits or self.world.sandbox_limits,
         )
         self._bases: dict[int, dict[str, np.ndarray] | None] = {}
-        self._rollouts = self.domain.make_rollouts(rollout_steps) if rollouts else None
+        self._rollouts = self.world.make_rollouts(rollout_steps) if rollouts else None
 
     def __enter__(self) -> Validator:
         return self
@@ -92,7 +92,7 @@ class Validator:
 
     def warm_up(self) -> Verdict:
         """Validate the world's target game once, so the rollout function is compiled."""
-        return self.validate(self.domain.target_source())
+        return self.validate(self.world.target_source())
 
     def close(self) -> None:
         """Stop the sandbox pool (kills idle workers)."""
@@ -119,7 +119,7 @@ class Validator:
     def _base_worlds(self, seed: int) -> dict[str, np.ndarray] | None:
         """The base pool for ``seed`` (made once per seed, in this process), or None."""
         if seed not in self._bases:
-            self._bases[seed] = self.domain.base_worlds(seed, self.pool_size)
+            self._bases[seed] = self.world.base_worlds(seed, self.pool_size)
         return self._bases[seed]
 
     def _stages(
@@ -168,22 +168,22 @@ class Validator:
 
         with _stage("schema", timings):
             try:
-                goal = self.domain.check_pool(pool)
+                goal = self.world.check_pool(pool)
             except ValueError as exc:
                 raise _Rejected("schema", str(exc)) from None
             bundle = LevelBundle(
-                domain=self.domain.name,
+                domain=self.world.name,
                 description=level.description,
                 goal=goal,
-                rules=self.domain.rules_of(pool),
+                rules=self.world.rules_of(pool),
                 pool=pool,
                 source_hash=source_hash(source),
-                builder_version=self.domain.builder_version,
+                builder_version=self.world.builder_version,
                 seed=seed,
             )
 
         with _stage("rollouts", timings):
-            problem = self.domain.impossible_goal(pool)
+            problem = self.world.impossible_goal(pool)
             if problem:
                 raise _Rejected("rollouts", problem)
             if self._rollouts is not None:
@@ -220,7 +220,7 @@ class _stage:
 
 def validate_level(
     source: str,
-    domain: str = "tetris",
+    world: LevelWorld,
     *,
     pool_size: int = 32,
     seed: int = 0,
@@ -230,7 +230,7 @@ def validate_level(
 ) -> Verdict:
     """Validate one level with a throw-away ``Validator`` (use a ``Validator`` for many)."""
     with Validator(
-        domain,
+        world,
         pool_size=pool_size,
         warm=1,
         limits=limits,

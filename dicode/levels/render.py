@@ -11,24 +11,24 @@ from pathlib import Path
 
 from PIL import Image
 
-from dicode import domains
 from dicode.levels.bundle import LevelBundle
+from dicode.levels.world import LevelWorld
 
 
-def render_instances_text(bundle: LevelBundle, count: int | None = None) -> str:
-    """Description, goal, and the first ``count`` instances of the pool (all by default).
+def render_instances_text(world: LevelWorld, bundle: LevelBundle, count: int | None = None) -> str:
+    """Description, goal, and the first ``count`` instances of the pool (all by default), drawn
+    by ``world``, the bundle's world.
 
-    Raises ValueError for an unknown world or a pool that fails the world's checks.
+    Raises ValueError for a pool that fails the world's checks.
     """
     count = bundle.pool_size if count is None else min(count, bundle.pool_size)
-    return bundle.description + "\n" + domains.get(bundle.domain).render_text(bundle, count)
+    return bundle.description + "\n" + world.render_text(bundle, count)
 
 
 def render_instances_image(
-    bundle: LevelBundle, count: int | None = None, cell: int = 16
+    world: LevelWorld, bundle: LevelBundle, count: int | None = None, cell: int = 16
 ) -> Image.Image:
     """The first ``count`` instances side by side, left to right, on a white strip."""
-    world = domains.get(bundle.domain)
     count = bundle.pool_size if count is None else min(count, bundle.pool_size)
     images = [world.render_image(bundle, i, cell) for i in range(count)]
     gap = cell
@@ -45,9 +45,13 @@ def render_instances_image(
 
 
 def render_instances_png(
-    bundle: LevelBundle, path: str | Path, count: int | None = None, cell: int = 16
+    world: LevelWorld,
+    bundle: LevelBundle,
+    path: str | Path,
+    count: int | None = None,
+    cell: int = 16,
 ) -> Path:
     """``render_instances_image`` written to ``path`` as PNG."""
     target = Path(path)
-    render_instances_image(bundle, count, cell).save(target, format="PNG")
+    render_instances_image(world, bundle, count, cell).save(target, format="PNG")
     return target

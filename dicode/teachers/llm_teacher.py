@@ -295,7 +295,7 @@ def build_llm_teacher(context: TeacherContext) -> LLMTeacher:
         seed=context.seed, max_concurrency=context.in_flight
     )
     settings = with_max_tokens_cap(context.options.get("settings") or LLMTeacherSettings())
-    prompts = load_prompts(context.domain)
+    prompts = load_prompts(context.world)
     return LLMTeacher(
         LLMClient(config), context.validate, prompts, render_system_prompt(prompts), settings
     )

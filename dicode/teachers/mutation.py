@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from dicode import domains
 from dicode.teachers.base import (
     CodeRound,
     MutationInstruction,
@@ -53,18 +52,14 @@ class MutationTeacher:
 
     ``seed`` and the request's ``seed`` together seed the edits, so the same request always
     gives the same child. ``max_edits`` bounds the edits per harder/easier child (vary: one).
-    ``domain`` names the world whose genome is edited (``Domain.genome``).
+    ``codec`` is the genome of the world whose levels are edited (``Domain.genome()``).
     """
 
     validate: Validate
+    codec: GenomeCodec = field(repr=False)
     seed: int = 0
     max_edits: int = 2
     name: str = TEACHER_NAME
-    domain: str = "tetris"
-    codec: GenomeCodec = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.codec = domains.get(self.domain).genome()
 
     def write_child(self, request: TeacherRequest) -> ChildDraft:
         """The child's code and how it came about, without validating it."""
@@ -191,11 +186,10 @@ def _first_paragraph(text: str) -> str:
 
 
 def build_mutation_teacher(context: TeacherContext) -> MutationTeacher:
-    """Registry factory: options ``max_edits`` (default 2); any world (``dicode.domains``)."""
-    domains.get(context.domain)  # an unknown world fails here, with the known ones named
+    """Registry factory: options ``max_edits`` (default 2); any world (its ``genome()``)."""
     max_edits = int(context.options.get("max_edits", 2))
     if max_edits < 1:
         raise ValueError(f"max_edits must be >= 1, got {max_edits}")
     return MutationTeacher(
-        validate=context.validate, seed=context.seed, max_edits=max_edits, domain=context.domain
+        context.validate, context.world.genome(), seed=context.seed, max_edits=max_edits
     )

@@ -1,4 +1,4 @@
-"""Prompt templates per domain (``dicode/prompts/<domain>/*.md``) and the builder API section.
+"""Prompt templates per world (``dicode/prompts/<world>/*.md``) and the builder API section.
 
 Templates use ``string.Template`` placeholders (``$name``) so that braces in code and JSON
 need no escaping. The builder API section is rendered from the domain builder's docstrings at
@@ -13,8 +13,8 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from dicode import domains
 from dicode.teachers.base import MutationInstruction
+from dicode.teachers.world import TeachingWorld
 
 ENV_PROMPTS_DIR = "DICODE_PROMPTS_DIR"
 STAGES = ("system", "description", "code", "repair")
@@ -52,9 +52,9 @@ class PromptTemplate:
 
 @dataclass(frozen=True)
 class PromptSet:
-    """The templates of one domain."""
+    """The templates of one world, and the world that fills their placeholders."""
 
-    domain: str
+    world: TeachingWorld
     system: PromptTemplate
     description: PromptTemplate
     code: PromptTemplate
@@ -62,11 +62,11 @@ class PromptSet:
     instruction_hints: dict[MutationInstruction, str]
 
 
-def load_prompts(domain: str, root: Path | None = None) -> PromptSet:
-    """Read ``<root>/<domain>/{system,description,code,repair,instruction_*}.md``."""
-    folder = (root or prompts_root()) / domain
+def load_prompts(world: TeachingWorld, root: Path | None = None) -> PromptSet:
+    """Read ``<root>/<world>/{system,description,code,repair,instruction_*}.md``."""
+    folder = (root or prompts_root()) / world.name
     if not folder.is_dir():
-        raise PromptError(f"no prompt templates for domain {domain!r} (looked in {folder})")
+        raise PromptError(f"no prompt templates for world {world.name!r} (looked in {folder})")
 
     def read(name: str) -> str:
         path = folder / f"{name}.md"
@@ -74,19 +74,18 @@ def load_prompts(domain: str, root: Path | None = None) -> PromptSet:
             raise PromptError(f"missing prompt template {path}")
         return path.read_text(encoding="utf-8").strip()
 
-    stages = {stage: PromptTemplate(f"{domain}/{stage}", read(stage)) for stage in STAGES}
+    stages = {stage: PromptTemplate(f"{world.name}/{stage}", read(stage)) for stage in STAGES}
     hints = {i: read(f"instruction_{i.value}") for i in MutationInstruction}
-    return PromptSet(domain=domain, instruction_hints=hints, **stages)
+    return PromptSet(world=world, instruction_hints=hints, **stages)
 
 
-def domain_prompt_values(domain: str) -> dict[str, str]:
+def domain_prompt_values(world: TeachingWorld) -> dict[str, str]:
     """Values the world's system template needs: the builder API docs (from the builder's own
     docstrings) plus the game facts the world offers (read from its constants, never copied)."""
-    world = domains.get(domain)
     facts = {key: str(value) for key, value in world.prompt_facts().items()}
     return {"builder_api": world.builder_api_docs()} | facts
 
 
 def render_system_prompt(prompts: PromptSet) -> str:
-    """The system message of every stage for ``prompts.domain``."""
-    return prompts.system.render(**domain_prompt_values(prompts.domain))
+    """The system message of every stage for ``prompts.world``."""
+    return prompts.system.render(**domain_prompt_values(prompts.world))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicode.teachers.base import Teacher, Validate
+from dicode.teachers.world import TeachingWorld
 
 _FACTORIES: dict[str, str] = {
     "llm": "dicode.teachers.llm_teacher:build_llm_teacher",
@@ -24,7 +25,7 @@ _FACTORIES: dict[str, str] = {
 class TeacherContext:
     """What a factory may use to build its teacher."""
 
-    domain: str
+    world: TeachingWorld  # the world whose levels are written, looked up by the caller
     validate: Validate
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)  # teacher-specific settings

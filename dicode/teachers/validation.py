@@ -11,15 +11,15 @@ from typing import Any
 
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import Verdict
+from dicode.levels.world import LevelWorld
 
 
 class SandboxValidate:
     """Callable ``(source) -> Verdict`` over a long-lived, thread-safe ``Validator``."""
 
-    def __init__(self, domain: str, seed: int = 0, **validator_options: Any) -> None:
-        self.domain = domain
+    def __init__(self, world: LevelWorld, seed: int = 0, **validator_options: Any) -> None:
         self.seed = seed  # seeds every level's pool, so a verdict can be reproduced
-        self._validator = Validator(domain, **validator_options)
+        self._validator = Validator(world, **validator_options)
 
     def __call__(self, source: str) -> Verdict:
         return self._validator.validate(source, seed=self.seed)
@@ -28,6 +28,8 @@ class SandboxValidate:
         self._validator.close()
 
 
-def sandbox_validator(domain: str, seed: int = 0, **validator_options: Any) -> SandboxValidate:
-    """The real sandbox pipeline for ``domain`` (options as for ``Validator``)."""
-    return SandboxValidate(domain, seed, **validator_options)
+def sandbox_validator(
+    world: LevelWorld, seed: int = 0, **validator_options: Any
+) -> SandboxValidate:
+    """The real sandbox pipeline for ``world`` (options as for ``Validator``)."""
+    return SandboxValidate(world, seed, **validator_options)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from dicode import domains
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import Verdict
 
@@ -16,13 +17,14 @@ class Sandboxes:
     def __init__(self, given: Validator | None = None) -> None:
         # A validator handed in (tests share one warm pool) is the caller's to close.
         self._given = given
-        self._pools: dict[str, Validator] = {} if given is None else {given.domain.name: given}
+        self._pools: dict[str, Validator] = {} if given is None else {given.world.name: given}
         self._lock = threading.Lock()
 
     def validate(self, domain: str, code: str) -> Verdict:
         with self._lock:
             if domain not in self._pools:
-                self._pools[domain] = Validator(domain, pool_size=8, warm=1, rollout_steps=150)
+                world = domains.get(domain)
+                self._pools[domain] = Validator(world, pool_size=8, warm=1, rollout_steps=150)
             return self._pools[domain].validate(code)
 
     def close(self) -> None:

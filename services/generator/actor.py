@@ -9,9 +9,9 @@ import ray
 from ray.util import metrics
 
 from archive_db import ArchiveRepository
-from dicode.settings import RunSettings
 from services.generator.service import Generator
 from services.placement import current_node
+from services.runs import stored_settings
 
 
 class GeneratorWorker:
@@ -24,11 +24,16 @@ class GeneratorWorker:
     def __init__(
         self, db_url: str, run_id: int, config: dict[str, Any], stream: int | None = None
     ) -> None:
-        settings = RunSettings.from_dict(config)
+        settings = stored_settings(config)
         self.repo = ArchiveRepository.open(db_url)
         self.generator = Generator(
-            self.repo, run_id, settings.generator, settings.archive, domain=settings.domain,
-            seed=settings.seed, stream=stream,
+            self.repo,
+            run_id,
+            settings.generator,
+            settings.archive,
+            domain=settings.domain,
+            seed=settings.seed,
+            stream=stream,
         )
         self._stop: asyncio.Event | None = None
         self._latency = metrics.Gauge("dicode_teacher_latency_s", "last attempt's latency")

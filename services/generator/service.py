@@ -123,10 +123,10 @@ class Generator:
         self.run_id = run_id
         self.settings = settings
         self.archive = archive
-        self.domain = domain
+        self.world = domains.get(domain)
         self.seed = seed
         self.validator = validator or Validator(
-            domain,
+            self.world,
             pool_size=settings.pool_size,
             warm=settings.warm_workers,
             rollout_steps=settings.rollout_steps,
@@ -136,7 +136,11 @@ class Generator:
         self.teacher = teacher or make_teacher(
             settings.teacher,
             TeacherContext(
-                domain, self._validate, seed, _teacher_options(settings, seed), settings.in_flight
+                self.world,
+                self._validate,
+                seed,
+                _teacher_options(settings, seed),
+                settings.in_flight,
             ),
         )
         self.view = LineageView()
@@ -162,13 +166,13 @@ class Generator:
         """
         done = {a.code for a in self.repo.list_attempts(self.run_id, teacher=SEED_TEACHER)}
         count = 0
-        for name, source in domains.get(self.domain).seed_sources().items():
+        for name, source in self.world.seed_sources().items():
             if source in done:
                 continue
             started = time.perf_counter()
             verdict = self._validate(source)
             attempt, level = attempt_rows(
-                domain=self.domain,
+                domain=self.world.name,
                 teacher=SEED_TEACHER,
                 code=source,
                 verdict=verdict,
@@ -259,7 +263,7 @@ class Generator:
                 self.repo,
                 self.run_id,
                 result,
-                self.domain,
+                self.world.name,
                 parent_id,
                 child_limit=draw.child_limit,
             )
@@ -289,7 +293,7 @@ class Generator:
         self, parent_id: int | None, result: TeacherResult | None, exc: Exception
     ) -> None:
         attempt, _ = attempt_rows(
-            domain=self.domain,
+            domain=self.world.name,
             teacher=self.teacher.name,
             code=None if result is None else result.code,
             verdict=None,
@@ -395,7 +399,6 @@ class Generator:
         """The target student's profile: headline figures, skills and the world's reading."""
         if not newest:
             return PerformanceProfile()
-        world = domains.get(self.domain)
         numbers = {
             k: float(v)
             for k, v in newest.items()
@@ -403,18 +406,18 @@ class Generator:
         }
         skills = {k: float(v) for k, v in dict(newest.get("skills", {})).items()}
         return PerformanceProfile(
-            goal_metrics={name: numbers[name] for name in world.target_metrics if name in numbers},
+            goal_metrics={k: numbers[k] for k in self.world.target_metrics if k in numbers},
             skills=skills,
             figures=numbers,
             start_states=tuple(newest.get("start_states", ())),
-            notes=world.describe_skills(newest),
+            notes=self.world.describe_skills(newest),
         )
 
     def _skill_to_teach(self, newest: dict[str, Any]) -> str | None:
         """With probability ``skill_share``, one of the world's first frontier skills."""
         if not newest or self._rng.random() >= self.settings.skill_share:
             return None
-        frontier = domains.get(self.domain).frontier_skills(newest)[: self.settings.skill_choices]
+        frontier = self.world.frontier_skills(newest)[: self.settings.skill_choices]
         return str(self._rng.choice(frontier)) if frontier else None
 
 

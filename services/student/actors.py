@@ -22,8 +22,8 @@ from ray.util import metrics
 from archive_db import ArchiveRepository
 from archive_db.errors import Outage, is_unreachable
 from dicode import domains
-from dicode.settings import RunSettings
 from services.placement import current_node
+from services.runs import stored_settings
 from services.student.sessions import ArchiveStudent
 from services.student.target import TargetEvaluator
 
@@ -54,7 +54,7 @@ class StudentWorker:
     def __init__(
         self, db_url: str, run_id: int, run_dir: str, config: dict[str, Any], resume: bool = True
     ) -> None:
-        self.settings = RunSettings.from_dict(config)
+        self.settings = stored_settings(config)
         self.repo = ArchiveRepository.open(db_url)
         self.loop = ArchiveStudent(self.repo, run_id, Path(run_dir), self.settings, resume=resume)
         self._stop = threading.Event()
@@ -109,7 +109,7 @@ class EvaluatorWorker:
     """Evaluates new checkpoints on the target protocol every ``every_s`` seconds."""
 
     def __init__(self, db_url: str, run_id: int, config: dict[str, Any]) -> None:
-        settings = RunSettings.from_dict(config)
+        settings = stored_settings(config)
         self.every_s = settings.evaluator.every_s
         self.repo = ArchiveRepository.open(db_url)
         self.evaluator = TargetEvaluator(self.repo, run_id, settings)

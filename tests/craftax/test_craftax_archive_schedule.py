@@ -33,7 +33,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArchiveR
     path = tmp_path_factory.mktemp("archive") / "archive.sqlite"
     repo = ArchiveRepository.open(f"sqlite:///{path}")
     run = repo.create_run("craftax_schedule", domain="craftax", seed=0, config={})
-    with Validator("craftax", pool_size=2, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("craftax"), pool_size=2, warm=1, rollouts=False) as validator:
         for name in LEVELS:
             source = seed_level_source(name)
             verdict = validator.validate(source)

@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 import typer
 
+from dicode import domains
 from dicode.domains.craftax import engine
 from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
-from dicode.settings import RunSettings, profile
+from dicode.settings import RunSettings
 from dicode.student.craftax.cli import config_for
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.gtrxl import GatedTransformerXL, Memory
@@ -320,7 +321,8 @@ def test_the_student_is_chosen_by_config_cli_and_profile() -> None:
         config_for(20_000, 0, None, "lstm")
     with pytest.raises(typer.BadParameter, match="disagrees"):
         config_for(20_000, 0, ['student="rnn"'], "gtrxl")
-    smoke = profile("smoke_gtrxl", domain="craftax", seed=2)  # dicode run --profile smoke_gtrxl
+    craftax = domains.get("craftax")
+    smoke = domains.profile(craftax, "smoke_gtrxl", seed=2)  # dicode run --profile smoke_gtrxl
     assert smoke.student.ppo.student == "gtrxl" and smoke.student.ppo.seed == 2
-    assert RunSettings.from_dict(smoke.to_dict()) == smoke  # the stored run keeps its student
+    assert RunSettings.from_dict(smoke.to_dict(), craftax) == smoke  # the stored run keeps it
     assert isinstance(make_network(smoke.student.ppo, engine.NUM_ACTIONS), ActorCriticGTrXL)

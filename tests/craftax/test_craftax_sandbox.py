@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dicode.domains.craftax import engine
+from dicode import domains
+from dicode.domains.craftax import level_slots
 from dicode.domains.craftax.level_checks import pool_to_bundle
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.levels.pipeline import Validator
@@ -32,7 +33,8 @@ def _header(source: str, key: str) -> str:
 def validator() -> Iterator[Validator]:
     limits = SandboxLimits(wall_seconds=10.0, cpu_seconds=3, memory_bytes=1024 * 2**20,
                            answer_bytes=64 * 2**20)  # fmt: skip
-    with Validator("craftax", pool_size=POOL, warm=2, limits=limits, rollouts=False) as v:
+    craftax = domains.get("craftax")
+    with Validator(craftax, pool_size=POOL, warm=2, limits=limits, rollouts=False) as v:
         yield v
 
 
@@ -46,7 +48,7 @@ def test_seed_levels_are_accepted_and_engine_ready(validator: Validator, name: s
     assert bundle.description.strip()
     craftax_bundle = pool_to_bundle(bundle.pool)
     assert sorted(craftax_bundle.goal_names) == sorted(bundle.goal)
-    engine.make_slots([craftax_bundle], POOL)  # the engine accepts what the sandbox made
+    level_slots.make_slots([craftax_bundle], POOL)  # the engine accepts what the sandbox made
     # The base worlds came from the parent: the same seed gives the same worlds.
     again = validator.validate(seed_level_source(name), seed=3).bundle
     assert again is not None and again.content_hash == bundle.content_hash
@@ -77,7 +79,7 @@ def test_there_are_enough_hostile_craftax_levels() -> None:
 
 @pytest.mark.slow
 def test_rollouts_play_accepted_levels_in_the_engine() -> None:
-    with Validator("craftax", pool_size=POOL, warm=1, rollout_steps=50) as validator:
+    with Validator(domains.get("craftax"), pool_size=POOL, warm=1, rollout_steps=50) as validator:
         verdict = validator.validate(seed_level_source("collect_basics"), seed=0)
     assert verdict.accepted, verdict.error
     assert set(verdict.difficulty) == {"random_success", "random_return", "random_length"}

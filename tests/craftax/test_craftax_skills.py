@@ -215,7 +215,7 @@ def test_the_domain_wires_the_skill_edit() -> None:
 @pytest.fixture(scope="module")
 def validator() -> Iterator[Validator]:
     require_bubblewrap()
-    with Validator("craftax", pool_size=2, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("craftax"), pool_size=2, warm=1, rollouts=False) as validator:
         yield validator
 
 
@@ -237,7 +237,7 @@ def test_the_mutation_teacher_answers_the_skill_instruction(validator: Validator
     parent = ParentLevel(ast.get_docstring(ast.parse(source)) or "", source, level_id="basics")
     target = PerformanceProfile(skills=rates, notes=describe_skills(figures))
     request = TeacherRequest(parent, target, MutationInstruction.SKILL, seed=3, skill=skill)
-    teacher = MutationTeacher(validator.validate, seed=1, domain="craftax")
+    teacher = MutationTeacher(validator.validate, domains.get("craftax").genome(), seed=1)
     result = asyncio.run(teacher.propose(request))
     assert result.accepted, result.error
     assert result.skill == skill and result.instruction is MutationInstruction.SKILL

@@ -18,6 +18,7 @@ import pytest
 
 from archive_db import ArchiveRepository
 from archive_db.kinds import GENERATOR_STAGE
+from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.sandbox import PROJECT_ROOT, UNSAFE_OPT_IN, WORKER_SCRIPT, SandboxPool
@@ -66,7 +67,7 @@ def test_no_bubblewrap_no_worker_and_a_reason_with_the_fix(without_bubblewrap: N
 
 
 def test_the_validator_names_the_stage_and_keeps_going(without_bubblewrap: None) -> None:
-    with Validator(pool_size=2, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("tetris"), pool_size=2, warm=1, rollouts=False) as validator:
         first = validator.validate(LEVEL)
         again = validator.validate(LEVEL)
     for verdict in (first, again):
@@ -160,11 +161,11 @@ def test_the_generator_stores_refused_attempts_with_their_code(
     before = _my_workers()
     repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
     run_id = new_run(repo)
-    with Validator(pool_size=4, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("tetris"), pool_size=4, warm=1, rollouts=False) as validator:
         Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator).seed_archive()
     monkeypatch.setenv("PATH", NO_BWRAP_PATH)
     monkeypatch.delenv(UNSAFE_OPT_IN, raising=False)
-    with Validator(pool_size=4, warm=1, rollouts=False) as walled_off:
+    with Validator(domains.get("tetris"), pool_size=4, warm=1, rollouts=False) as walled_off:
         generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=walled_off)
         generator.generate(2)
         assert not generator.may_start()  # it waits before trying again
@@ -181,7 +182,7 @@ def test_an_attempt_that_fails_outside_the_teacher_is_stored(tmp_path: Path) -> 
     require_bubblewrap()
     repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
     run_id = new_run(repo)  # no seed levels: there is no parent to draw
-    with Validator(pool_size=4, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("tetris"), pool_size=4, warm=1, rollouts=False) as validator:
         generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator)
         asyncio.run(generator.attempt(1))
     stored = repo.list_attempts(run_id)

@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 from archive_db import ArchiveRepository
+from dicode import domains
 from dicode.levels.pipeline import Validator
 from dicode.levels.sandbox import SandboxLimits
 from services.api.app import create_app
@@ -75,7 +76,9 @@ def validator(secret: str) -> Iterator[Validator]:
     require_bubblewrap()
     # Created after the secret is in os.environ: workers must not inherit it.
     # No engine rollouts: every hostile level is rejected before the engine would run.
-    with Validator(pool_size=4, warm=2, limits=LIMITS, rollouts=False) as validator:
+    with Validator(
+        domains.get("tetris"), pool_size=4, warm=2, limits=LIMITS, rollouts=False
+    ) as validator:
         yield validator
 
 

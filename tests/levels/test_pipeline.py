@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from dicode import domains
 from dicode.domains.tetris.builder import make_builder
 from dicode.domains.tetris.rollouts import TetrisRollouts
 from dicode.domains.tetris.seeds import seed_level_sources
@@ -21,7 +22,7 @@ GARBAGE = '"""Garbage."""\ndef build(level, rng):\n    level.garbage(3)\n    lev
 
 @pytest.fixture(scope="module")
 def validator() -> Iterator[Validator]:
-    with Validator(pool_size=32, warm=2) as validator:
+    with Validator(domains.get("tetris"), pool_size=32, warm=2) as validator:
         yield validator
 
 
@@ -87,8 +88,9 @@ def test_rollouts_report_a_blocked_spawn_from_the_real_engine() -> None:
 
 def test_validate_level_one_off_entry_point(validator: Validator) -> None:
     # `validator` is requested only so the shared rollout compile has happened already.
-    accepted = validate_level(SEEDS["02_first_line"], "tetris", pool_size=32, seed=3)
-    rejected = validate_level('"""x"""\nimport os\ndef build(level, rng):\n    pass\n')
+    tetris = domains.get("tetris")
+    accepted = validate_level(SEEDS["02_first_line"], tetris, pool_size=32, seed=3)
+    rejected = validate_level('"""x"""\nimport os\ndef build(level, rng):\n    pass\n', tetris)
     assert accepted.accepted and accepted.bundle is not None
     assert accepted.bundle.provenance()["seed"] == 3
     assert not rejected.accepted and rejected.stage == "static_policy"

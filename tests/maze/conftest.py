@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from dicode import domains
 from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.levels.pipeline import Validator
 from dicode.student.maze.config import MazePPOConfig
@@ -31,7 +32,7 @@ POOL = 8  # instances per level in the sandbox tests
 @pytest.fixture(scope="session")
 def validator() -> Iterator[Validator]:
     require_bubblewrap()
-    with Validator("maze", pool_size=POOL, warm=1) as validator:
+    with Validator(domains.get("maze"), pool_size=POOL, warm=1) as validator:
         yield validator
 
 

@@ -14,7 +14,7 @@ from dicode import domains
 from dicode.domains.maze.grid import DIRECTIONS, dead_ends
 from dicode.domains.maze.heldout import held_out_mazes
 from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES
-from dicode.settings import RunSettings, profile
+from dicode.settings import RunSettings
 from dicode.student.maze.config import MazePPOConfig
 from dicode.teachers.base import MutationInstruction
 from dicode.teachers.prompts import load_prompts, render_system_prompt
@@ -41,19 +41,19 @@ def test_looking_the_world_up_does_not_import_jax() -> None:
 
 
 def test_the_quick_profile_round_trips_through_the_run_settings() -> None:
-    settings = profile("quick", domain="maze", seed=4)
+    settings = domains.profile(domains.get("maze"), "quick", seed=4)
     assert settings.domain == "maze" and settings.generator.teacher == "mutation"
     ppo = settings.student.ppo
     assert isinstance(ppo, MazePPOConfig) and ppo.seed == 4 and ppo.num_slots >= 3
     assert settings.evaluator.games >= 1
-    again = RunSettings.from_dict(settings.to_dict())
+    again = RunSettings.from_dict(settings.to_dict(), domains.get("maze"))
     assert again == settings
     with pytest.raises(ValueError, match="unknown MazePPOConfig settings"):
         domains.get("maze").ppo_config({"num_slots": 2, "bogus": 1})
 
 
 def test_prompts_render_with_the_worlds_facts() -> None:
-    prompts = load_prompts("maze")
+    prompts = load_prompts(domains.get("maze"))
     system = render_system_prompt(prompts)
     assert "13x13 grid" in system and "5x5 square" in system and "250 steps" in system
     assert "level.random_walls(count: int)" in system and "$" not in system.replace("$$", "")

@@ -170,7 +170,7 @@ def _propose(
 def test_the_mutation_teacher_writes_accepted_children(
     name: str, validator: Validator, seed_sources: dict[str, str]
 ) -> None:
-    teacher = MutationTeacher(validator.validate, seed=5, domain="maze")
+    teacher = MutationTeacher(validator.validate, domains.get("maze").genome(), seed=5)
     assert teacher.codec.fallback.startswith("the target game")
     for instruction in ("harder", "vary", "easier"):
         result = _propose(teacher, name, seed_sources[name], instruction, seed=1)

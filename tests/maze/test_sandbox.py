@@ -112,5 +112,5 @@ def test_render_through_the_shared_renderer(
 ) -> None:
     verdict = validator.validate(seed_sources["two_rooms"])
     assert verdict.bundle is not None
-    text = render_instances_text(verdict.bundle, 2)
+    text = render_instances_text(domains.get("maze"), verdict.bundle, 2)
     assert text.startswith("Two rooms:") and "#1:" in text and "<" in text and "G" in text

@@ -159,7 +159,7 @@ def test_the_domain_wires_the_skill_edit() -> None:
 @pytest.fixture(scope="module")
 def validator() -> Iterator[Validator]:
     require_bubblewrap()
-    with Validator("maze", pool_size=4, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("maze"), pool_size=4, warm=1, rollouts=False) as validator:
         yield validator
 
 
@@ -182,7 +182,7 @@ def test_the_mutation_teacher_answers_the_skill_instruction(validator: Validator
     level = ParentLevel(ast.get_docstring(ast.parse(source)) or "", source, level_id="two_rooms")
     target = PerformanceProfile(skills=rates, notes=describe_skills(profile))
     request = TeacherRequest(level, target, MutationInstruction.SKILL, seed=2, skill=skill)
-    teacher = MutationTeacher(validator.validate, seed=1, domain="maze")
+    teacher = MutationTeacher(validator.validate, domains.get("maze").genome(), seed=1)
     result = asyncio.run(teacher.propose(request))
     assert result.accepted, result.error
     assert result.skill == skill and result.instruction is MutationInstruction.SKILL

@@ -11,6 +11,7 @@ import pytest
 import uvicorn
 
 from archive_db import ArchiveRepository
+from dicode import domains
 from dicode.archive.config import ArchiveConfig
 from dicode.levels.pipeline import Validator
 from dicode.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
@@ -59,7 +60,9 @@ def new_run(repo: ArchiveRepository, name: str = "test", settings: RunSettings =
 def validator() -> Iterator[Validator]:
     """One warm sandbox pool and compiled rollout function for the whole session."""
     g = TINY.generator
-    with Validator(pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps) as v:
+    with Validator(
+        domains.get("tetris"), pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps
+    ) as v:
         yield v
 
 

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from archive_db import ArchiveRepository
+from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.settings import RunSettings
@@ -165,4 +166,4 @@ def test_submitting_levels(api: httpx.Client) -> None:
 
 def test_settings_round_trip_through_the_stored_config() -> None:
     tweaked = replace(TINY, seed=7)
-    assert RunSettings.from_dict(tweaked.to_dict()) == tweaked
+    assert RunSettings.from_dict(tweaked.to_dict(), domains.get(tweaked.domain)) == tweaked

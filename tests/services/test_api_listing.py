@@ -13,6 +13,7 @@ import pytest
 from archive_db import ArchiveRepository
 from archive_db.kinds import SESSION_EVENT, TARGET_EVENT
 from archive_db.records import NewAttempt, NewLevel, content_hash
+from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.sandbox import UNSAFE_OPT_IN
@@ -355,7 +356,7 @@ def test_a_submission_without_sandbox_walls_is_503_and_stored(
     level = next(iter(seed_level_sources().values()))
     good = {"Authorization": f"Bearer {TOKEN}"}
     with (
-        Validator(pool_size=2, warm=1, rollouts=False) as walled_off,
+        Validator(domains.get("tetris"), pool_size=2, warm=1, rollouts=False) as walled_off,
         ServerThread(create_app(sqlite_url, api_token=TOKEN, validator=walled_off)) as server,
         httpx.Client(base_url=server.url, timeout=30) as client,
     ):

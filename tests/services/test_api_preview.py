@@ -13,6 +13,7 @@ from archive_db import ArchiveRepository
 from archive_db.kinds import HUMAN_TEACHER
 from archive_db.recording import record_verdict
 from archive_db.records import NewLevel
+from dicode import domains
 from dicode.domains.craftax.seed_levels import seed_level_source
 from dicode.domains.tetris.seeds import SEED_LEVEL_DIR
 from dicode.levels.pipeline import Validator
@@ -32,7 +33,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client
     level_ids = {}
     for domain, code in LEVELS.items():
         run_id = repo.create_run(domain, domain=domain, seed=0).id
-        with Validator(domain, pool_size=2, warm=1, rollouts=False) as validator:
+        with Validator(domains.get(domain), pool_size=2, warm=1, rollouts=False) as validator:
             verdict = validator.validate(code)
         recorded = record_verdict(repo, run_id, domain, HUMAN_TEACHER, code, verdict, 0.0)
         assert recorded.level is not None, verdict.error

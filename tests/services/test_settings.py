@@ -10,32 +10,39 @@ import pytest
 from typer.testing import CliRunner
 
 from dicode import domains
-from dicode.settings import RunSettings, profile
+from dicode.settings import RunSettings
 from services.cli import app
 
 PAIRS = [(world, name) for world in domains.names() for name in domains.get(world).profiles()]
+TETRIS, CRAFTAX = domains.get("tetris"), domains.get("craftax")
 
 
 @pytest.mark.parametrize("domain,name", PAIRS)
 def test_every_profile_round_trips(domain: str, name: str) -> None:
-    settings = profile(name, domain=domain, seed=3)
+    world = domains.get(domain)
+    settings = domains.profile(world, name, seed=3)
     assert settings.domain == domain and settings.profile == name
     assert settings.seed == settings.student.ppo.seed == 3
-    assert RunSettings.from_dict(settings.to_dict()) == settings
+    assert RunSettings.from_dict(settings.to_dict(), world) == settings
 
 
 def test_craftax_smoke_fits_two_cores() -> None:
-    smoke = profile("smoke", domain="craftax")
+    smoke = domains.profile(CRAFTAX, "smoke")
     assert smoke.student.ppo.num_envs <= 16 and smoke.student.ppo.layer_size <= 64
     assert smoke.evaluator.games <= 8 and smoke.evaluator.max_steps <= 500
     assert smoke.generator.in_flight == 1
 
 
 def test_a_run_stored_without_newer_keys_reads_with_their_defaults() -> None:
-    stored = profile("quick", domain="tetris").to_dict()
+    stored = domains.profile(TETRIS, "quick").to_dict()
     del stored["student"]["ppo"]["level_context"]
     del stored["generator"]["skill_share"]
-    assert RunSettings.from_dict(stored) == profile("quick", domain="tetris")
+    assert RunSettings.from_dict(stored, TETRIS) == domains.profile(TETRIS, "quick")
+
+
+def test_a_run_is_read_back_by_its_own_world_only() -> None:
+    with pytest.raises(ValueError, match="a run of 'craftax' read as one of 'tetris'"):
+        RunSettings.from_dict(domains.profile(CRAFTAX, "smoke").to_dict(), TETRIS)
 
 
 @pytest.mark.parametrize(
@@ -49,20 +56,20 @@ def test_a_run_stored_without_newer_keys_reads_with_their_defaults() -> None:
     ],
 )
 def test_unknown_keys_are_refused(path: tuple[str, ...]) -> None:
-    data = profile("smoke", domain="craftax").to_dict()
+    data = domains.profile(CRAFTAX, "smoke").to_dict()
     node = data
     for key in path[:-1]:
         node = node[key]
     node[path[-1]] = 1
     with pytest.raises(ValueError, match=r"unknown .*typo"):
-        RunSettings.from_dict(data)
+        RunSettings.from_dict(data, CRAFTAX)
 
 
 def test_an_unknown_domain_profile_pair_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"'quick' for domain 'craftax'.*craftax/smoke"):
-        profile("quick", domain="craftax")
+        domains.profile(CRAFTAX, "quick")
     with pytest.raises(ValueError, match=r"unknown world 'chess'; known worlds: craftax"):
-        profile("quick", domain="chess")
+        domains.get("chess")
 
 
 def test_dicode_run_refuses_a_profile_of_another_domain(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ report = {"files": [dicode.__file__, services.__file__, archive_db.__file__],
           "sys_path": sys.path, "worlds": {}}
 for world in domains.names():
     domain = domains.get(world)
-    prompts = load_prompts(world)
+    prompts = load_prompts(domain)
     rendered = {"system": render_system_prompt(prompts)}
     for stage in ("description", "code", "repair"):
         template = getattr(prompts, stage)
@@ -60,7 +60,7 @@ for world in domains.names():
         rendered[stage] = template.render(**{name: f"<{name}>" for name in names})
     rendered |= {f"instruction_{k.value}": v for k, v in prompts.instruction_hints.items()}
     name, code = next(iter(domain.seed_sources().items()))
-    with Validator(world, pool_size=4, warm=1, rollout_steps=50) as validator:
+    with Validator(domain, pool_size=4, warm=1, rollout_steps=50) as validator:
         verdict = validator.validate(code)
     run_id = repo.create_run(f"wheel-{world}", domain=world, seed=0, config={}).id
     recorded = record_verdict(repo, run_id, world, "seed", code, verdict, 0.1, name=name)

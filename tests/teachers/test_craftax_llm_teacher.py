@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from dicode import domains
 from dicode.domains.api_docs import public_methods
 from dicode.domains.craftax.builder import CraftaxLevel
 from dicode.domains.craftax.rules import RULES
@@ -51,7 +52,7 @@ RUNNER_METHODS = ("finish", "to_arrays")
 
 @pytest.fixture(scope="module")
 def validate() -> Iterator[SandboxValidate]:
-    validator = sandbox_validator("craftax", pool_size=4, warm=1, rollouts=False)
+    validator = sandbox_validator(domains.get("craftax"), pool_size=4, warm=1, rollouts=False)
     yield validator
     validator.close()
 
@@ -65,7 +66,7 @@ def examples() -> tuple[ExampleLevel, ...]:
 
 def teacher_for(server: FakeOpenAIServer, validate: SandboxValidate) -> LLMTeacher:
     config = LLMConfig(base_url=server.base_url, model=server.model, timeout_s=5.0, max_retries=1)
-    prompts = load_prompts("craftax")
+    prompts = load_prompts(domains.get("craftax"))
     return LLMTeacher(
         LLMClient(config), validate, prompts, render_system_prompt(prompts), LLMTeacherSettings()
     )
@@ -129,7 +130,7 @@ def test_a_rejected_craftax_level_is_repaired_from_the_sandbox_error(
 def test_the_craftax_prompt_documents_the_builder_from_its_source(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    prompts = load_prompts("craftax")
+    prompts = load_prompts(domains.get("craftax"))
     assert set(prompts.instruction_hints) == set(MutationInstruction)
     system = render_system_prompt(prompts)
     assert "$" not in system.replace("$builder_api", "")  # every placeholder filled

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dicode import domains
 from dicode.domains.craftax.genome import read_genome, write_level
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.levels.pipeline import Validator
@@ -33,7 +34,7 @@ CHILD_SEEDS = range(3)  # per seed level and instruction: 7 x 3 x 3 = 63 sandbox
 def validator() -> Iterator[Validator]:
     # One warm validator for the module: small pools, no engine rollouts (these tests are
     # about acceptance; the world generator compiles once per process).
-    with Validator("craftax", pool_size=4, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("craftax"), pool_size=4, warm=1, rollouts=False) as validator:
         yield validator
 
 
@@ -69,7 +70,7 @@ def test_seed_levels_read_exactly_and_rewrite_to_the_same_pool(
 def test_children_of_every_seed_level_pass_the_real_sandbox(
     name: str, validator: Validator
 ) -> None:
-    teacher = MutationTeacher(validator.validate, seed=11, domain="craftax")
+    teacher = MutationTeacher(validator.validate, domains.get("craftax").genome(), seed=11)
     parent = parent_from(name)
     for instruction in ("harder", "vary", "easier"):
         for seed in CHILD_SEEDS:
@@ -88,7 +89,9 @@ def test_the_same_request_gives_the_same_child(validator: Validator) -> None:
         request = TeacherRequest(
             parent, PerformanceProfile(), MutationInstruction.HARDER, (), request_seed
         )
-        teacher = MutationTeacher(validator.validate, seed=teacher_seed, domain="craftax")
+        teacher = MutationTeacher(
+            validator.validate, domains.get("craftax").genome(), seed=teacher_seed
+        )
         return teacher.write_child(request).code
 
     assert child(2, 9) == child(2, 9)
@@ -104,7 +107,7 @@ def test_a_parent_outside_the_grammar_yields_a_full_game_child_and_says_so(
         f"    open({str(marker)!r}, 'w').write(os.environ.get('HOME', ''))\n"
         '    level.set_goal("collect_wood")\n'
     )
-    teacher = MutationTeacher(validator.validate, seed=0, domain="craftax")
+    teacher = MutationTeacher(validator.validate, domains.get("craftax").genome(), seed=0)
     result = propose(teacher, ParentLevel("Looks innocent.", hostile, level_id="bad"), "vary")
     assert not marker.exists()  # the parent's code was read, never run
     assert result.accepted, result.error
@@ -113,10 +116,11 @@ def test_a_parent_outside_the_grammar_yields_a_full_game_child_and_says_so(
 
 
 def test_the_registry_builds_the_craftax_mutation_teacher(validator: Validator) -> None:
-    teacher = make_teacher("mutation", TeacherContext("craftax", validator.validate, seed=4))
-    assert isinstance(teacher, MutationTeacher) and teacher.domain == "craftax"
+    craftax = domains.get("craftax")
+    teacher = make_teacher("mutation", TeacherContext(craftax, validator.validate, seed=4))
+    assert isinstance(teacher, MutationTeacher) and teacher.codec == craftax.genome()
     with pytest.raises(ValueError, match=r"unknown world .chess.; known worlds: .*craftax"):
-        make_teacher("mutation", TeacherContext("chess", validator.validate))
+        domains.get("chess")
 
 
 def test_teach_cli_accepts_the_craftax_domain(tmp_path: Path) -> None:

@@ -39,14 +39,14 @@ TARGET = PerformanceProfile((0.0,), {"mean_lines": 3.5})
 def validate() -> Iterator[Validate]:
     # The real sandbox pipeline; a small pool and no engine rollouts keep the tests quick
     # (the teacher's behaviour does not depend on the rollout stage).
-    validator = sandbox_validator("tetris", pool_size=4, warm=1, rollouts=False)
+    validator = sandbox_validator(domains.get("tetris"), pool_size=4, warm=1, rollouts=False)
     yield validator
     validator.close()
 
 
 @pytest.fixture(scope="module")
 def system_prompt() -> str:
-    return render_system_prompt(load_prompts("tetris"))
+    return render_system_prompt(load_prompts(domains.get("tetris")))
 
 
 def make_teacher(
@@ -67,7 +67,11 @@ def make_teacher(
     values.update(config)
     client = LLMClient(LLMConfig(**values))
     return LLMTeacher(
-        client, validate, load_prompts("tetris"), system_prompt, LLMTeacherSettings(**settings)
+        client,
+        validate,
+        load_prompts(domains.get("tetris")),
+        system_prompt,
+        LLMTeacherSettings(**settings),
     )
 
 

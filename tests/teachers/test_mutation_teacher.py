@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dicode import domains
 from dicode.domains.tetris.genome import read_genome, write_level
 from dicode.levels.pipeline import Validator
 from dicode.teachers.base import (
@@ -28,12 +29,13 @@ from services.cli import app
 SEED_DIR = Path(__file__).resolve().parents[2] / "dicode" / "domains" / "tetris" / "seed_levels"
 SEEDS = sorted(p for p in SEED_DIR.glob("*.py") if not p.name.startswith("_"))
 TARGET = next((p for p in SEEDS if "target" in p.stem), None)
+TETRIS = domains.get("tetris")
 
 
 @pytest.fixture(scope="module")
 def validator() -> Iterator[Validator]:
     # Small pools and no engine rollouts: these tests are about acceptance and records.
-    with Validator("tetris", pool_size=4, warm=1, rollouts=False) as validator:
+    with Validator(TETRIS, pool_size=4, warm=1, rollouts=False) as validator:
         yield validator
 
 
@@ -74,7 +76,7 @@ def test_every_seed_level_reads_exactly_and_rewrites_to_the_same_pool(
 def test_children_of_every_seed_level_are_accepted_by_the_sandbox(
     path: Path, validator: Validator
 ) -> None:
-    teacher = MutationTeacher(validator.validate, seed=11)
+    teacher = MutationTeacher(validator.validate, TETRIS.genome(), seed=11)
     parent = parent_from(path)
     results = [
         propose(teacher, parent, instruction, seed)
@@ -91,7 +93,7 @@ def test_children_of_every_seed_level_are_accepted_by_the_sandbox(
 
 def test_the_attempt_record_matches_the_llm_teachers(validator: Validator) -> None:
     assert TARGET is not None
-    teacher = MutationTeacher(validator.validate, seed=5)
+    teacher = MutationTeacher(validator.validate, TETRIS.genome(), seed=5)
     result = propose(teacher, parent_from(TARGET), "harder", seed=1)
     assert isinstance(result, TeacherResult)
     assert result.teacher == "mutation" and result.instruction is MutationInstruction.HARDER
@@ -112,7 +114,8 @@ def test_the_same_request_gives_the_same_child(validator: Validator) -> None:
         request = TeacherRequest(
             parent, PerformanceProfile(), MutationInstruction.HARDER, (), request_seed
         )
-        return MutationTeacher(validator.validate, seed=teacher_seed).write_child(request).code
+        teacher = MutationTeacher(validator.validate, TETRIS.genome(), seed=teacher_seed)
+        return teacher.write_child(request).code
 
     assert child(2, 9) == child(2, 9)
     assert len({child(2, seed) for seed in range(6)}) > 1
@@ -126,7 +129,7 @@ def test_a_parent_outside_the_grammar_yields_a_standard_game_child_and_says_so(
         '"""Looks innocent."""\nimport os\n\n\ndef build(level, rng):\n'
         f"    open({str(marker)!r}, 'w').write(os.environ.get('HOME', ''))\n"
     )
-    teacher = MutationTeacher(validator.validate, seed=0)
+    teacher = MutationTeacher(validator.validate, TETRIS.genome(), seed=0)
     result = propose(teacher, ParentLevel("Looks innocent.", hostile, level_id="bad"), "easier")
     assert not marker.exists()  # the parent's code was read, never run
     assert result.accepted, result.error
@@ -140,7 +143,8 @@ def test_a_broken_validator_is_recorded_not_raised() -> None:
         raise RuntimeError("sandbox pool is gone")
 
     assert TARGET is not None
-    result = propose(MutationTeacher(broken), parent_from(TARGET), "vary")
+    teacher = MutationTeacher(broken, TETRIS.genome())
+    result = propose(teacher, parent_from(TARGET), "vary")
     assert not result.accepted
     assert result.failing_stage == "sandbox"
     assert result.error is not None and "sandbox pool is gone" in result.error
@@ -148,10 +152,11 @@ def test_a_broken_validator_is_recorded_not_raised() -> None:
 
 
 def test_the_registry_builds_the_mutation_teacher(validator: Validator) -> None:
-    teacher = make_teacher("mutation", TeacherContext("tetris", validator.validate, seed=4))
+    teacher = make_teacher("mutation", TeacherContext(TETRIS, validator.validate, seed=4))
     assert isinstance(teacher, MutationTeacher) and teacher.seed == 4
+    # The world is looked up by name once, at the edge: an unknown one fails there.
     with pytest.raises(ValueError, match=r"unknown world 'chess'; known worlds: .*tetris"):
-        make_teacher("mutation", TeacherContext("chess", validator.validate))
+        domains.get("chess")
 
 
 def test_teach_cli_writes_children_and_verdicts(tmp_path: Path) -> None:
@@ -184,8 +189,8 @@ def test_harder_and_easier_children_move_the_difficulty_estimates_apart() -> Non
         return (difficulty["heuristic_success"] + difficulty["random_success"]) / 2
 
     shifts: dict[str, list[float]] = {"harder": [], "easier": []}
-    with Validator("tetris", pool_size=8, warm=1, rollout_steps=100) as validator:
-        teacher = MutationTeacher(validator.validate, seed=0)
+    with Validator(TETRIS, pool_size=8, warm=1, rollout_steps=100) as validator:
+        teacher = MutationTeacher(validator.validate, TETRIS.genome(), seed=0)
         for stem in SENSITIVE:
             path = SEED_DIR / f"{stem}.py"
             parent_score = score(validator.validate(path.read_text()).difficulty)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dicode import domains
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers import make_teacher, teacher_names
 from dicode.teachers.base import (
@@ -72,15 +73,15 @@ def test_templates_demand_every_placeholder() -> None:
 
 
 def test_tetris_prompts_load_and_render(tmp_path: Path) -> None:
-    prompts = load_prompts("tetris")
+    prompts = load_prompts(domains.get("tetris"))
     assert set(prompts.instruction_hints) == set(MutationInstruction)
     text = prompts.repair.render(stage="syntax", error="line 3: invalid syntax")
     assert "line 3: invalid syntax" in text and "<code>" in text
-    with pytest.raises(PromptError, match="no prompt templates for domain 'chess'"):
-        load_prompts("chess")
+    with pytest.raises(PromptError, match="no prompt templates for world 'tetris'"):
+        load_prompts(domains.get("tetris"), root=tmp_path)
     (tmp_path / "tetris").mkdir()
     with pytest.raises(PromptError, match="missing prompt template"):
-        load_prompts("tetris", root=tmp_path)
+        load_prompts(domains.get("tetris"), root=tmp_path)
 
 
 def test_lexical_retrieval_finds_the_closest_description() -> None:
@@ -114,7 +115,8 @@ def test_embedding_retrieval_and_its_fallback() -> None:
 def test_registry_names_and_unknown_teacher() -> None:
     assert "llm" in teacher_names()
     with pytest.raises(ValueError, match="unknown teacher 'oracle'; known teachers: "):
-        make_teacher("oracle", TeacherContext("tetris", validate=lambda s: None))  # type: ignore
+        tetris = domains.get("tetris")
+        make_teacher("oracle", TeacherContext(tetris, validate=lambda s: None))  # type: ignore
 
 
 def test_fake_server_rejects_malformed_response_format() -> None:

@@ -117,7 +117,7 @@ def test_the_evaluation_keeps_mid_game_boards_of_the_games_that_topped_out_first
 
 @pytest.fixture(scope="module")
 def validator() -> Iterator[Validator]:
-    with Validator("tetris", pool_size=4, warm=1, rollouts=False) as validator:
+    with Validator(domains.get("tetris"), pool_size=4, warm=1, rollouts=False) as validator:
         yield validator
 
 
@@ -162,7 +162,7 @@ def test_the_mutation_teacher_answers_a_skill_request(validator: Validator) -> N
     request = TeacherRequest(
         parent, profile, MutationInstruction.SKILL, seed=5, skill="survive_500"
     )
-    teacher = MutationTeacher(validator.validate, domain="tetris")
+    teacher = MutationTeacher(validator.validate, domains.get("tetris").genome())
     result = asyncio.run(teacher.propose(request))
     assert result.accepted, result.error
     assert result.skill == "survive_500" and result.instruction is MutationInstruction.SKILL

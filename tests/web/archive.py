@@ -40,7 +40,7 @@ def build_archive(url: str, children_per_seed: int = 6) -> dict[str, WorldRun]:
         run = WorldRun(name=f"web-{world}")
         run_id = repo.create_run(run.name, domain=world, seed=0, config={}).id
         seeds = list(domain.seed_sources().items())[:2]
-        with Validator(world, pool_size=4, warm=1, rollouts=False) as validator:
+        with Validator(domain, pool_size=4, warm=1, rollouts=False) as validator:
             for name, code in seeds:
                 verdict = validator.validate(code)
                 recorded = record_verdict(

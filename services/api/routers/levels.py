@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from archive_db import ArchiveRepository
+from dicode import domains
 from dicode.levels.bundle import LevelBundle
 from dicode.levels.render import render_instances_image, render_instances_text
 from services.api.deps import Limit, Offset, RecordId, Repository, SelectedRun, TextFilter
@@ -88,7 +89,7 @@ def level_preview(level_id: RecordId, repo: Repository, instances: PreviewCount 
     (Tetris: boards side by side; Craftax: goal, rules, player and a map crop)."""
     bundle = _stored_bundle(repo, level_id)
     try:
-        text = render_instances_text(bundle, instances)
+        text = render_instances_text(domains.get(bundle.domain), bundle, instances)
     except ValueError as error:
         raise HTTPException(422, f"level {level_id}: {error}") from error
     return Preview(level_id=level_id, domain=bundle.domain, text=text)
@@ -110,7 +111,8 @@ def level_preview_png(
     bundle = _stored_bundle(repo, level_id)
     buffer = io.BytesIO()
     try:
-        render_instances_image(bundle, instances).save(buffer, format="PNG")
+        image = render_instances_image(domains.get(bundle.domain), bundle, instances)
+        image.save(buffer, format="PNG")
     except ValueError as error:
         raise HTTPException(422, f"level {level_id}: {error}") from error
     return PNGResponse(buffer.getvalue())

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from dicode import domains
+from dicode.domains.base import Domain
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict
 
@@ -23,11 +24,16 @@ app = typer.Typer(no_args_is_help=True, help="Validate and inspect levels writte
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
 
-def _read_source(path: Path, domain: str) -> str:
-    if domain not in domains.names():
-        known = ", ".join(domains.names())
-        typer.echo(f"error: unknown world {domain!r}; known: {known}", err=True)
-        raise typer.Exit(EXIT_USAGE)
+def _world(name: str) -> Domain:
+    """The world called ``name``; an unknown one exits 2 naming the known worlds."""
+    try:
+        return domains.get(name)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def _read_source(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -61,9 +67,10 @@ def validate(
     rollout_steps: Annotated[int, typer.Option(min=1, help="Steps per rollout game.")] = 300,
 ) -> None:
     """Run the validation pipeline on FILE and print the verdict."""
-    source = _read_source(file, domain)
+    world = _world(domain)
+    source = _read_source(file)
     _enable_compile_cache()
-    with Validator(domain, pool_size=pool_size, warm=1, rollout_steps=rollout_steps) as validator:
+    with Validator(world, pool_size=pool_size, warm=1, rollout_steps=rollout_steps) as validator:
         verdict = validator.validate(source, seed=seed)
     if as_json:
         typer.echo(json.dumps(verdict.summary(), indent=2, sort_keys=True))
@@ -95,14 +102,15 @@ def show(
     each world draws its own (``Domain.render_text``/``render_image``)."""
     from dicode.levels.render import render_instances_png, render_instances_text
 
-    source = _read_source(file, domain)
-    with Validator(domain, pool_size=instances, warm=1, rollouts=False) as validator:
+    world = _world(domain)
+    source = _read_source(file)
+    with Validator(world, pool_size=instances, warm=1, rollouts=False) as validator:
         verdict = validator.validate(source, seed=seed)
     _exit_if_unavailable(verdict)
     if verdict.bundle is None:
         typer.echo(f"{file}: REJECTED at {verdict.stage}: {verdict.error}", err=True)
         raise typer.Exit(EXIT_REJECTED)
-    typer.echo(render_instances_text(verdict.bundle))
+    typer.echo(render_instances_text(world, verdict.bundle))
     if png is not None:
-        render_instances_png(verdict.bundle, png)
+        render_instances_png(world, verdict.bundle, png)
         typer.echo(f"wrote {png}")

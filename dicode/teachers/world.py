@@ -1,0 +1,31 @@
+"""What teachers need of a world: :class:`TeachingWorld`, a part of ``Domain``.
+
+The package owns this protocol so that it never imports a world: the edge looks the world up
+(``dicode.domains.get``) and hands the object to the teacher; every ``Domain`` is a
+``TeachingWorld``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from dicode.levels.world import LevelWorld
+
+if TYPE_CHECKING:
+    from dicode.teachers.genome_base import GenomeCodec
+
+
+class TeachingWorld(LevelWorld, Protocol):
+    """A world as the prompts and the teachers see it (its levels validate as a ``LevelWorld``)."""
+
+    def builder_api_docs(self) -> str:
+        """The builder's API for prompts (rendered from its docstrings)."""
+        ...
+
+    def prompt_facts(self) -> dict[str, str]:
+        """Game facts the prompt templates name (``$name`` placeholders), read from code."""
+        ...
+
+    def genome(self) -> GenomeCodec:
+        """The mutation teacher's typed genome of this world's levels and its edits."""
+        ...
