@@ -1,7 +1,7 @@
 """The field report's collapsed judge, scripted on the fake OpenAI server, through the benchmark.
 
 The scripted judge answers −0.8 mostly and −0.7 sometimes, whatever the board (see
-``dicode.testing.judge_responders``); it goes through the real client, prompts and parsing.
+``tests.support.judge_responders``); it goes through the real client, prompts and parsing.
 Also runs the scripted "good" judge (a crude holes/height/bumpiness value read from the text
 boards) for contrast. Writes one record per judge, with the gate's verdict, to
 ``docs/figures/judge_collapse.json`` (``benchmarks/judge_figures.py``) and prints the table
@@ -24,8 +24,8 @@ from dicode.judges.gate import GateThresholds
 from dicode.judges.llm_judge import LLMJudge
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.provenance import provenance
-from dicode.testing.fake_openai import FakeOpenAIServer, Responder
-from dicode.testing.judge_responders import collapsed_responder, good_responder
+from tests.support.fake_openai import FakeOpenAIServer, Responder
+from tests.support.judge_responders import collapsed_responder, good_responder
 
 SCRIPTED = {"collapsed": collapsed_responder, "good": good_responder}
 

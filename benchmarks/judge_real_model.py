@@ -44,8 +44,8 @@ from dicode.judges.gate import GateThresholds
 from dicode.llm.client import LLMConfig
 from dicode.llm.structured import StructuredOutput
 from dicode.provenance import provenance
-from dicode.testing import vllm_server
-from dicode.testing.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
+from tests.support import vllm_server
+from tests.support.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """Keep the model server busy: generated levels per minute against LLM attempts in flight.
 
-An OpenAI-compatible HTTP server (`dicode.testing.fake_openai`, the real wire protocol; its
+An OpenAI-compatible HTTP server (`tests.support.fake_openai`, the real wire protocol; its
 answers are a seed level's code, so every attempt passes the sandbox) holds each chat call for
 a latency drawn from a lognormal (median ``2 s × scale``, σ 0.5). The default scales: 1 (a
 model that answers in 2 s, where the sandbox binds first) and 10 (median 20 s: a 7B coder
@@ -61,9 +61,9 @@ from dicode.llm.client import ENV_MODEL, ENV_URL
 from dicode.provenance import ROOT, write_figures
 from dicode.settings import GeneratorSettings
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from dicode.testing.vllm_server import Endpoint, VllmServer, unavailable_reason
 from services.generator.service import Generator
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.vllm_server import Endpoint, VllmServer, unavailable_reason
 
 ANCHOR_IN_FLIGHT = 16
 ANCHOR_SHARE = 0.9

@@ -28,8 +28,8 @@ from dicode.teachers.base import PerformanceProfile, TeacherRequest, TeacherResu
 from dicode.teachers.llm_teacher import LLMTeacher, LLMTeacherSettings
 from dicode.teachers.prompts import load_prompts, render_system_prompt
 from dicode.teachers.validation import sandbox_validator
-from dicode.testing.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
 from services.teach_cli import generate_children, read_level_file, seed_examples, summarize
+from tests.support.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
 
 DEFAULT_PARENT = Path(__file__).resolve().parents[1] / "tests" / "teachers" / "levels"
 

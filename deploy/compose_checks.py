@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # dicode.testing.site_check
-from dicode.testing.site_check import crawl_pages, fetch
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support.site_check
+from tests.support.site_check import crawl_pages, fetch
 
 SERVICES = ("postgres", "ray-head", "generator", "api")
 STARTED = time.time()

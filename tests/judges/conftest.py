@@ -1,4 +1,4 @@
-"""The fake OpenAI server for judge tests (scripted judges: ``dicode.testing.judge_responders``)."""
+"""The fake OpenAI server for judge tests (scripted judges: ``tests.support.judge_responders``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dicode.testing.fake_openai import FakeOpenAIServer
+from tests.support.fake_openai import FakeOpenAIServer
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from dicode.judges.llm_judge import LLMJudge
 from dicode.judges.metrics import PairTally, kendall_tau, score_pair, score_spread, top1_credit
 from dicode.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
 from dicode.llm.client import LLMClient, LLMConfig
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from dicode.testing.judge_responders import collapsed_responder, good_responder
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.judge_responders import collapsed_responder, good_responder
 
 STATES = 10
 

@@ -20,9 +20,9 @@ from dicode.judges.llm_judge import LLMJudge
 from dicode.judges.reference import ConstantJudge, HeuristicJudge, normalised_bcts
 from dicode.judges.shaping import JudgeShapedEnv, ShapingConfig
 from dicode.llm.client import LLMClient, LLMConfig
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from dicode.testing.judge_responders import collapsed_responder
 from services.cli import app
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.judge_responders import collapsed_responder
 
 SETTINGS = BenchmarkSettings(states=10, candidates=4)
 

@@ -16,8 +16,8 @@ from dicode.judges.benchmark import outcome_of
 from dicode.judges.candidates import enumerate_candidates
 from dicode.judges.llm_judge import LLMJudge
 from dicode.llm.client import LLMClient, LLMConfig
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from dicode.testing.judge_responders import boards_in, user_text
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.judge_responders import boards_in, user_text
 
 
 def _outcomes() -> tuple[Outcome, Outcome]:

@@ -27,9 +27,9 @@ from dicode.judges.player import (
     first_legal_action,
 )
 from dicode.llm.client import LLMClient, LLMConfig
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
-from dicode.testing.judge_responders import garbage_responder, user_text
 from services.cli import app
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.judge_responders import garbage_responder, user_text
 
 
 def _board() -> np.ndarray:

@@ -16,7 +16,7 @@ from dicode.judges.candidates import enumerate_candidates
 from dicode.judges.llm_judge import LLMJudge
 from dicode.judges.player import LLMPlayer, PlayerSettings
 from dicode.llm.client import LLMClient, LLMConfig
-from dicode.testing.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
+from tests.support.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
 
 pytestmark = pytest.mark.slow
 

@@ -14,9 +14,9 @@ from archive_db import ArchiveRepository
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.llm.client import ENV_MODEL, ENV_URL
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from services.generator.service import Generator
 from tests.services.conftest import TINY, new_run
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 
 IN_FLIGHT = 8
 DESCRIPTION = {

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from dicode.testing.site_check import crawl_pages, fetch
 from tests.services.conftest import free_port, wait_for
+from tests.support.site_check import crawl_pages, fetch
 
 # ~2.5 min on a loaded 2-core machine (three worlds validated with rollouts); `make test` and
 # .ci/run run it, `-m 'not slow'` skips it.

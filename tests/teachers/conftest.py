@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dicode.teachers.base import ExampleLevel, ParentLevel, PerformanceProfile
-from dicode.testing.fake_openai import FakeOpenAIServer
+from tests.support.fake_openai import FakeOpenAIServer
 
 LEVEL_DIR = Path(__file__).resolve().parent / "levels"
 

@@ -25,8 +25,8 @@ from dicode.teachers.base import (
 from dicode.teachers.llm_teacher import LLMTeacher, LLMTeacherSettings
 from dicode.teachers.prompts import load_prompts, render_system_prompt
 from dicode.teachers.validation import SandboxValidate, sandbox_validator
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from services.teach_cli import level_description
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 
 DESCRIPTION = {
     "reasoning": "The student collects wood reliably; ask for the table and a pickaxe next.",

@@ -16,7 +16,7 @@ from dicode.llm.client import (
     backoff_delay,
     parse_retry_after,
 )
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dicode.testing.local_llm import unavailable_reason
+from tests.support.local_llm import unavailable_reason
 
 pytestmark = pytest.mark.slow
 LEVELS = Path(__file__).resolve().parent / "levels"

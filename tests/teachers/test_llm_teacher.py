@@ -25,7 +25,7 @@ from dicode.teachers.base import (
 from dicode.teachers.llm_teacher import LLMTeacher, LLMTeacherSettings
 from dicode.teachers.prompts import load_prompts, render_system_prompt
 from dicode.teachers.validation import sandbox_validator
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 
 DESCRIPTION = {
     "reasoning": "The student clears the parent 80% of the time; add garbage to raise the bar.",

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from archive_db.repository import ArchiveRepository
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
 from services.cli import app
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 
 LEVEL_DIR = Path(__file__).resolve().parent / "levels"
 

@@ -23,7 +23,7 @@ from dicode.teachers.base import (
 from dicode.teachers.examples import ExampleRetriever, lexical_similar
 from dicode.teachers.prompts import PromptError, PromptTemplate, load_prompts
 from dicode.teachers.registry import TeacherContext
-from dicode.testing.fake_openai import FakeOpenAIServer, FakeReply
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 
 LEVELS = [
     ExampleLevel("Clear 4 lines with a deep well in column 9 and 8 garbage rows.", "w", "well"),

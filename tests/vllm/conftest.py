@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
-from dicode.testing.vllm_server import Endpoint, VllmServer, external_endpoint, unavailable_reason
+from tests.support.vllm_server import Endpoint, VllmServer, external_endpoint, unavailable_reason
 
 CPU_MAX_TOKENS = "640"  # the description schema fits (its strings are bounded)
 

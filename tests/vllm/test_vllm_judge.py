@@ -11,7 +11,7 @@ from dicode.judges.benchmark import BenchmarkSettings, Mode
 from dicode.judges.cli import run_eval
 from dicode.judges.gate import GateThresholds, gate_failures
 from dicode.llm.client import LLMConfig
-from dicode.testing.vllm_server import Endpoint
+from tests.support.vllm_server import Endpoint
 
 pytestmark = pytest.mark.vllm
 

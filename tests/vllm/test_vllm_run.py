@@ -19,7 +19,7 @@ from archive_db.kinds import SEED_TEACHER
 from archive_db.repository import ArchiveRepository
 from dicode.llm.client import ENV_MODEL, ENV_URL
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
-from dicode.testing.vllm_server import Endpoint
+from tests.support.vllm_server import Endpoint
 
 pytestmark = pytest.mark.vllm
 MINUTES = float(os.environ.get("DICODE_VLLM_RUN_MINUTES", "4"))

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from archive_db.repository import ArchiveRepository
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers.extract import description_response_format, parse_description
-from dicode.testing.vllm_server import Endpoint
 from services.cli import app
+from tests.support.vllm_server import Endpoint
 
 pytestmark = pytest.mark.vllm
 PARENT = Path(__file__).resolve().parents[1] / "teachers" / "levels" / "garbage_goal.py"

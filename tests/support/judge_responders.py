@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dicode.testing.fake_openai import FakeReply
+from tests.support.fake_openai import FakeReply
 
 _BOARD_LINE = re.compile(r"^\|([#.@]+)\|$")
 

@@ -1,1 +1,0 @@
-"""Reusable test helpers (fakes allowed by the project rules: an LLM server only)."""
