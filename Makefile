@@ -48,7 +48,7 @@ run: $(STAMP) sandbox
 # Tests that start a Ray cluster share one worker (tests/conftest.py). TEST_WORKERS=0: serial.
 TEST_WORKERS ?= 2
 test: $(STAMP) sandbox browser
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -2,9 +2,10 @@
 
 How the compose ``ray-head`` service runs it: starts (or joins, with ``--address``) Ray, then
 runs the student and evaluator actors until SIGTERM; always resumes from the newest checkpoint.
-The dashboard listens on 0.0.0.0:8265 when this process starts the head. On a cluster,
-``--placement`` puts each actor on the nodes carrying its resources (`services.placement`) and
-``--generators N`` starts N generator actors there too (how the KubeRay RayJob runs them).
+The dashboard listens on 0.0.0.0:8265 (``--dashboard-port``) when this process starts the
+head. On a cluster, ``--placement`` puts each actor on the nodes carrying its resources
+(`services.placement`) and ``--generators N`` starts N generator actors there too (how the
+KubeRay RayJob runs them).
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def main(argv: list[str] | None = None) -> None:
         help="join this Ray cluster instead of starting one",
     )
     parser.add_argument(
+        "--dashboard-port",
+        type=int,
+        default=int(os.environ.get("DICODE_DASHBOARD_PORT", "8265")),
+        help="port of Ray's dashboard when this process starts the head",
+    )
+    parser.add_argument(
         "--placement",
         default=os.environ.get(ENV),
         help='Ray resources per role as JSON, e.g. \'{"student": {"student": 1, "GPU": 1}}\'',
@@ -69,7 +76,10 @@ def main(argv: list[str] | None = None) -> None:
         # "local": a cluster of its own; ray.init() alone would join any cluster already
         # running on the machine (found through /tmp/ray), contrary to this command's contract.
         ray.init(
-            address="local", include_dashboard=True, dashboard_host="0.0.0.0", dashboard_port=8265
+            address="local",
+            include_dashboard=True,
+            dashboard_host="0.0.0.0",
+            dashboard_port=args.dashboard_port,
         )
     run_dir = str(Path(args.run_dir) / run.name)
     config = settings.to_dict()

@@ -112,6 +112,8 @@ def service_env(workdir: Path, **extra: str) -> dict[str, str]:
     env["RAY_AUTH_MODE"] = "disabled"  # a single trusted machine; no token file to share
     env["DICODE_HEARTBEAT"] = str(workdir / "heartbeat")
     env.pop("RAY_ADDRESS", None)  # each student starts its own Ray, as the compose head does
+    # A dashboard port of its own: 8265 may be another cluster's on a shared machine.
+    env["DICODE_DASHBOARD_PORT"] = str(free_port())
     env.update(extra)
     return env
 
