@@ -4,8 +4,9 @@ Both sides run N envs for T steps per jitted ``lax.scan`` chunk with uniformly r
 
 * **plain**: ``CraftaxSymbolicEnvNoAutoReset.step_env`` under ``vmap`` (no resets at all, so
   no world generation; the reference point for "no world generated per step");
-* **pool**: ``dicode.domains.craftax.engine.step`` with S level slots (the target game plus
-  the seed levels), rule multipliers, goals, completion bonus and resets from pools.
+* **pool**: ``dicode.domains.craftax.engine.step`` wrapped with the completion bonus and
+  stepped by ``level_slots.step`` over S level slots (the target game plus the seed levels):
+  rule multipliers, goals, completion bonus and resets from pools.
 
 Between chunks a different level is written into one slot (``write_slot``), as a curriculum
 would; compilations are counted over all chunks after the first (warm-up), and must be zero.
@@ -26,19 +27,21 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from craftax.craftax.craftax_state import EnvState
 from craftax.craftax.envs.craftax_symbolic_env import CraftaxSymbolicEnvNoAutoReset
 
-from dicode.domains.craftax import engine
+from dicode.domains.craftax import engine, level_slots
 from dicode.domains.craftax.builder import build_level
 from dicode.domains.craftax.bundle import CraftaxBundle, bundle_from_built, target_bundle
 from dicode.domains.craftax.compilations import count_compilations
+from dicode.domains.craftax.engine import CraftaxParams
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES
 from dicode.domains.craftax.state_codec import arrays_to_state, generate_base_worlds, unstack_arrays
-from dicode.student.bonus import with_completion_bonus
+from dicode.student.bonus import BonusParams, CompletionBonus
 from dicode.student.craftax.ppo import CRAFTAX_BONUS
 
 # What the student steps: the engine wrapped with the completion bonus.
-_BONUS_STEP = with_completion_bonus(engine.step, CRAFTAX_BONUS)
+_BONUS_ENV = CompletionBonus(engine, CRAFTAX_BONUS)
 
 
 def make_bundles(seed: int, pool_size: int) -> list[CraftaxBundle]:
@@ -83,19 +86,28 @@ def plain_chunk(env: CraftaxSymbolicEnvNoAutoReset, steps: int) -> Any:
 def pool_chunk(steps: int) -> Any:
     @jax.jit
     def run(
-        key: jax.Array, state: engine.EngineState, slots: engine.LevelSlots, r_prev: jax.Array
-    ) -> tuple[engine.EngineState, jax.Array]:
+        key: jax.Array,
+        state: EnvState,
+        slots: CraftaxParams,
+        env_slot: jax.Array,
+        r_prev: jax.Array,
+    ) -> tuple[EnvState, jax.Array]:
+        num = env_slot.shape[0]
+
+        def with_bonus(levels: CraftaxParams) -> BonusParams[CraftaxParams]:
+            return BonusParams(levels, jnp.full((num,), r_prev), jnp.ones((num,), bool))
+
         def body(
-            carry: tuple[engine.EngineState, jax.Array], key: jax.Array
-        ) -> tuple[tuple[engine.EngineState, jax.Array], None]:
+            carry: tuple[EnvState, jax.Array], key: jax.Array
+        ) -> tuple[tuple[EnvState, jax.Array], None]:
             state, total = carry
-            num = total.shape[0]
             act_key, step_key = jax.random.split(key)
             actions = jax.random.randint(act_key, (num,), 0, engine.NUM_ACTIONS)
-            obs, state, reward, _, _ = _BONUS_STEP(step_key, state, actions, slots, r_prev)
+            obs, state, reward, _, _ = level_slots.step(
+                step_key, state, actions, slots, env_slot, _BONUS_ENV, with_bonus
+            )
             return (state, total + reward + obs.sum(axis=1) * 0.0), None
 
-        num = state.env_slot.shape[0]
         (state, total), _ = jax.lax.scan(
             body, (state, jnp.zeros((num,))), jax.random.split(key, steps)
         )
@@ -124,11 +136,13 @@ def main() -> None:
     args = parser.parse_args()
 
     bundles = make_bundles(args.seed, args.pool)
-    slots = engine.make_slots([bundles[i % len(bundles)] for i in range(args.slots)], args.pool)
-    one_slot = [engine.bundle_to_slot(b, args.pool) for b in bundles]
+    slots = level_slots.make_slots(
+        [bundles[i % len(bundles)] for i in range(args.slots)], args.pool
+    )
+    one_slot = [level_slots.bundle_to_slot(b, args.pool) for b in bundles]
     env_slot = jnp.arange(args.envs, dtype=jnp.int32) % args.slots
     key = jax.random.PRNGKey(args.seed)
-    _, pool_state = jax.jit(engine.reset)(key, slots, env_slot)
+    _, pool_state = jax.jit(level_slots.reset)(key, slots, env_slot)
 
     env = CraftaxSymbolicEnvNoAutoReset()
     base = unstack_arrays(bundles[0].pool)
@@ -137,7 +151,7 @@ def main() -> None:
         batch_dims=1,
     )
     run_plain, run_pool = plain_chunk(env, args.steps), pool_chunk(args.steps)
-    write = jax.jit(engine.write_slot, donate_argnums=0)
+    write = jax.jit(level_slots.write_slot, donate_argnums=0)
     r_prev = jnp.float32(5.0)
 
     plain_times: list[float] = []
@@ -151,7 +165,9 @@ def main() -> None:
             (plain_states, _), t_plain, c_plain = timed(run_plain, k1, plain_states)
             level = one_slot[(chunk + 1) % len(one_slot)]
             slots = write(slots, jnp.int32(chunk % args.slots), level)
-            (pool_state, _), t_pool, c_pool = timed(run_pool, k2, pool_state, slots, r_prev)
+            (pool_state, _), t_pool, c_pool = timed(
+                run_pool, k2, pool_state, slots, env_slot, r_prev
+            )
             r_prev = r_prev + 1.0  # new data every chunk, as a trainer would pass
             if chunk == 0:
                 warmup_compiles = compiles.count

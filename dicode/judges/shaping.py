@@ -19,7 +19,7 @@ that cannot discriminate (``JudgeRejected`` with the figures).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
@@ -99,7 +99,7 @@ class JudgeShapedEnv:
     ) -> tuple[Observation, EnvState]:
         """``engine.reset``; the judge's last score and the step count start again."""
         self._episode = _Episode()
-        return engine.reset(key, self.params, level)
+        return engine.reset(key, replace(self.params, level=level))
 
     def step(
         self, key: jax.Array, state: EnvState, action: int

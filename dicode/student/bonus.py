@@ -1,4 +1,4 @@
-"""DiCode's completion bonus, in each world's reward units: one formula, one step wrapper.
+"""DiCode's completion bonus, in each world's reward units: one formula, one wrapper.
 
 The paper pays ``B = max(d, k · R_prev)`` when an episode reaches its level's goal (d = 20,
 k = 2, ``R_prev`` the target game's mean return of the previous iteration). Here
@@ -14,22 +14,32 @@ paid ≈ 1.7), and on Tetris ``2 · R_prev`` made one short level worth several 
 the bonus swamped the return it was meant to steer (the Tetris ablation: +138 lines without it).
 ε keeps a goal worth something while the target still returns nothing (R̄ ≤ ε): then B = ε.
 
-``R̄`` is data of every compiled iteration (an argument), so a new value never recompiles.
-``paper=True`` restores the uncapped ``max(d, k · R̄)`` (an ablation arm). A level already
-solved at reset pays nothing (the reference implementation's bug); the worlds see to that.
+``R̄`` is data of every compiled iteration (a field of the wrapper's params), so a new value
+never recompiles. ``paper=True`` restores the uncapped ``max(d, k · R̄)`` (an ablation arm). A
+level already solved at reset pays nothing (the reference implementation's bug): the engines'
+``info["completed"]`` marks only the step that completes a goal.
 
-:func:`with_completion_bonus` wraps a world's step ``(key, state, action, slots) -> (obs,
-state, reward, done, info)`` whose ``info["completed"]`` marks the envs that completed a goal
-this step; the engines themselves know nothing of the bonus.
+:class:`CompletionBonus` is the one wrapper every world's student uses: an environment (the
+interface of ``dicode.environment``) over :class:`BonusParams` — the world's own params, R̄ and
+whether the level pays at all (a curriculum's choice: the maze's target game has a goal but
+pays nothing, nor do the literature's curricula) — that adds the bonus to the world's reward.
+The engines themselves know nothing of the bonus.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
+import flax.struct
+import jax
 import jax.numpy as jnp
+
+from dicode.environment import Environment
+
+Ob = TypeVar("Ob")
+S = TypeVar("S")
+P = TypeVar("P")
 
 #: R̄ follows about this many of the latest target episodes (an exponential mean per episode).
 RUNNING_EPISODES = 32
@@ -70,20 +80,30 @@ def running_return(
     return float(mean + weight * (batch_mean - mean)), seen + episodes
 
 
-Step = Callable[..., tuple[Any, Any, jnp.ndarray, jnp.ndarray, dict[str, jnp.ndarray]]]
+@flax.struct.dataclass
+class BonusParams(Generic[P]):
+    """The wrapped environment's params: the world's own, R̄ and whether the level pays."""
+
+    env: P  # the world's params (level and settings)
+    target_return: jax.Array  # R̄, the target's running mean return (float32, per env)
+    pays: jax.Array  # bool per env: its level pays the bonus on completion
 
 
-def with_completion_bonus(step: Step, config: BonusConfig) -> Step:
-    """``step(key, state, action, slots)`` with the bonus added: the wrapped step takes R̄ as
-    one more argument and returns the reward with the bonus; ``info`` gains ``bonus`` (paid)
-    and ``engine_reward`` (the world's own reward)."""
+class CompletionBonus(Generic[Ob, S, P]):
+    """``env`` with the bonus added to its reward where ``info["completed"]`` and the level
+    pays; ``info`` gains ``bonus`` (paid) and ``engine_reward`` (the world's own reward)."""
 
-    def bonus_step(
-        key: Any, state: Any, action: Any, slots: Any, target_return: jnp.ndarray
-    ) -> tuple[Any, Any, jnp.ndarray, jnp.ndarray, dict[str, jnp.ndarray]]:
-        obs, state, reward, done, info = step(key, state, action, slots)
-        bonus = completion_bonus(info["completed"], target_return, config)
+    def __init__(self, env: Environment[Ob, S, P], config: BonusConfig) -> None:
+        self.env, self.config = env, config
+
+    def reset(self, key: jax.Array, params: BonusParams[P]) -> tuple[Ob, S]:
+        return self.env.reset(key, params.env)
+
+    def step(
+        self, key: jax.Array, state: S, action: jax.Array, params: BonusParams[P]
+    ) -> tuple[Ob, S, jax.Array, jax.Array, dict[str, jax.Array]]:
+        obs, state, reward, done, info = self.env.step(key, state, action, params.env)
+        paid = info["completed"] & params.pays
+        bonus = completion_bonus(paid, params.target_return, self.config)
         info = info | {"bonus": bonus, "engine_reward": reward}
         return obs, state, reward + bonus, done, info
-
-    return bonus_step

@@ -1,6 +1,6 @@
-"""The pool-based Craftax engine: fidelity to Craftax, rules, reward masking, goal levels that
-go on after their goal, and no recompilation across level swaps. One compiled step serves every
-test."""
+"""The Craftax engine over level slots: fidelity to Craftax, rules, reward masking, goal levels
+that go on after their goal, the completion bonus wrapper in Craftax's units, and no
+recompilation across level swaps. One compiled step serves every test."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from craftax.craftax.game_logic import craftax_step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicode.domains.craftax import engine
+from dicode.domains.craftax import engine, level_slots
 from dicode.domains.craftax.builder import CraftaxLevel, build_level
 from dicode.domains.craftax.bundle import (
     CraftaxBundle,
@@ -29,6 +29,8 @@ from dicode.domains.craftax.catalog import MOB_CAPS, MOB_CLASSES
 from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.rules import RULE_NAMES, RULES
 from dicode.domains.craftax.schema import StateArrays
+from dicode.student.bonus import BonusParams, CompletionBonus
+from dicode.student.craftax.ppo import CRAFTAX_BONUS
 
 NUM_SLOTS, POOL, NUM_ENVS = 4, 2, 8
 ENV_SLOT = jnp.array([0, 0, 1, 1, 2, 2, 3, 3], jnp.int32)
@@ -76,13 +78,17 @@ class Rig:
     reset: Any
     write: Any
 
-    def slots(self, *bundles: CraftaxBundle) -> engine.LevelSlots:
-        return engine.make_slots(list(bundles), POOL)
+    def slots(self, *bundles: CraftaxBundle) -> engine.CraftaxParams:
+        return level_slots.make_slots(list(bundles), POOL)
 
-    def put(self, slots: engine.LevelSlots, index: int, bundle: CraftaxBundle) -> engine.LevelSlots:
-        return self.write(slots, jnp.int32(index), engine.bundle_to_slot(bundle, POOL))
+    def put(
+        self, slots: engine.CraftaxParams, index: int, bundle: CraftaxBundle
+    ) -> engine.CraftaxParams:
+        return self.write(slots, jnp.int32(index), level_slots.bundle_to_slot(bundle, POOL))
 
-    def run(self, slots: engine.LevelSlots, steps: int, action: int, seed: int = 0) -> list[tuple]:
+    def run(
+        self, slots: engine.CraftaxParams, steps: int, action: int, seed: int = 0
+    ) -> list[tuple]:
         """Reset, then step all envs with a fixed action; return each step's outputs."""
         key = jax.random.PRNGKey(seed)
         _, state = self.reset(key, slots, ENV_SLOT)
@@ -101,9 +107,9 @@ def rig(base_pool: StateArrays, worlds: list[StateArrays]) -> Rig:
     rig = Rig(
         worlds=worlds,
         target=target_bundle(base_pool),
-        step=jax.jit(engine.step),
-        reset=jax.jit(engine.reset),
-        write=jax.jit(engine.write_slot),
+        step=jax.jit(lambda k, s, a, slots: level_slots.step(k, s, a, slots, ENV_SLOT)),
+        reset=jax.jit(level_slots.reset),
+        write=jax.jit(level_slots.write_slot),
     )
     # Warm-up: compile reset, step and write_slot once for the fixed shapes used below.
     slots = rig.put(rig.slots(*[rig.target] * NUM_SLOTS), 1, rig.target)
@@ -125,9 +131,9 @@ def test_unit_rules_reproduce_craftax_step_exactly(rig: Rig) -> None:
         for i in range(NUM_ENVS):
             if bool(done[i]):
                 continue
-            one = jax.tree_util.tree_map(lambda x, i=i: x[i], state.env)
+            one = jax.tree_util.tree_map(lambda x, i=i: x[i], state)
             want_state, want_reward = plain(env_keys[i], one, actions[i])
-            got = jax.tree_util.tree_map(lambda x, i=i: x[i], new_state.env)
+            got = jax.tree_util.tree_map(lambda x, i=i: x[i], new_state)
             assert float(reward[i]) == pytest.approx(float(want_reward), abs=1e-6)
             for a, b in zip(
                 jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want_state), strict=True
@@ -165,13 +171,41 @@ def test_a_goal_level_goes_on_as_an_ordinary_game_after_its_goal(rig: Rig) -> No
     np.testing.assert_allclose(np.asarray(reward)[2:4], 1.0, atol=0.11)
     # The episode goes on: no reset, the achievement stays, the goal leaves the observation.
     assert not np.asarray(done).any()
-    assert np.asarray(after.env.achievements)[2:4, 10].all()
+    assert np.asarray(after.achievements)[2:4, 10].all()
     assert np.asarray(obs)[2:4, -engine.NUM_ACHIEVEMENTS :].sum() == 0.0
     assert np.asarray(info["attempt_over"]).tolist() == completed
     # Later steps of the same episode neither succeed again nor end the attempt again.
     _, _, _, done, info = rig.step(jax.random.fold_in(key, 1), after, actions, slots)
     assert not np.asarray(info["success"]).any() and not np.asarray(done).any()
     assert not np.asarray(info["attempt_over"]).any()
+
+
+def test_the_bonus_wrapper_pays_in_craftax_units_never_above_the_target_return(rig: Rig) -> None:
+    slots = rig.slots(rig.target, bundle_of(rig.worlds, _place_stone), rig.target, rig.target)
+    key = jax.random.PRNGKey(3)
+    _, state = rig.reset(key, slots, ENV_SLOT)
+    actions = jnp.full((NUM_ENVS,), PLACE_STONE, jnp.int32)
+    _, _, plain, _, _ = rig.step(key, state, actions, slots)
+    wrapper = CompletionBonus(engine, CRAFTAX_BONUS)
+
+    def bonus_step(state: Any, running: jax.Array, pays: jax.Array) -> Any:
+        def wrap(levels: engine.CraftaxParams) -> BonusParams[engine.CraftaxParams]:
+            return BonusParams(levels, jnp.full((NUM_ENVS,), running), pays)
+
+        return level_slots.step(key, state, actions, slots, ENV_SLOT, wrapper, wrap)
+
+    bonus_step = jax.jit(bonus_step)
+    completed = np.asarray([False, False, True, True] + [False] * 4)
+    # max(ε, min(max(d, k·R̄), R̄)) with d = 20, k = 2, ε = 0.1: a goal never pays more than a
+    # whole target game returns (≈ 4.5 at 1M steps), however far below d that is.
+    for running, want in ((0.0, 0.1), (0.05, 0.1), (4.5, 4.5), (30.0, 30.0)):
+        for pays in (True, False):
+            flags = jnp.full((NUM_ENVS,), pays)
+            _, _, reward, _, info = bonus_step(state, jnp.float32(running), flags)
+            paid = np.where(completed & pays, np.float32(want), 0.0)
+            np.testing.assert_allclose(np.asarray(info["bonus"]), paid, rtol=1e-6)
+            np.testing.assert_array_equal(np.asarray(info["engine_reward"]), plain)
+            np.testing.assert_allclose(np.asarray(reward), plain + paid, rtol=1e-6)
 
 
 def test_spawn_and_needs_rules_change_the_game(rig: Rig) -> None:
@@ -182,11 +216,11 @@ def test_spawn_and_needs_rules_change_the_game(rig: Rig) -> None:
     mobs_seen = np.zeros(NUM_ENVS, bool)
     for state, _, _, _ in outputs:
         for mob_class in MOB_CLASSES:
-            mask = np.asarray(getattr(state.env, f"{mob_class}_mobs").mask)
+            mask = np.asarray(getattr(state, f"{mob_class}_mobs").mask)
             mobs_seen |= mask.any(axis=(1, 2))
     assert not mobs_seen[4:6].any()
     assert mobs_seen[[0, 1, 2, 3, 6, 7]].any()
-    food = np.asarray(outputs[-1][0].env.player_food)
+    food = np.asarray(outputs[-1][0].player_food)
     assert food[4:6].max() + 3 <= food[[0, 1, 2, 3, 6, 7]].min()
 
 
@@ -213,8 +247,8 @@ def test_level_swaps_do_not_recompile(rig: Rig) -> None:
         jax.block_until_ready(state)
     assert compiles.count == 0
     assert (
-        np.asarray(slots.goal[1]).sum() == 1
-        and float(slots.rules[3][RULE_NAMES.index("mob_damage")]) == 1.5
+        np.asarray(slots.goal[1, 0]).sum() == 1
+        and float(slots.rules[3, 0][RULE_NAMES.index("mob_damage")]) == 1.5
     )
 
 
@@ -236,7 +270,7 @@ def test_any_bounded_rules_keep_the_state_valid(
     for t in range(8):
         actions = jnp.asarray(rng.integers(0, engine.NUM_ACTIONS, NUM_ENVS), jnp.int32)
         _, state, reward, _, _ = rig.step(jax.random.fold_in(key, t), state, actions, slots)
-        env = state.env
+        env = state
         assert np.isfinite(np.asarray(reward)).all()
         health = np.asarray(env.player_health)
         assert np.isfinite(health).all() and (health <= 8 + np.asarray(env.player_strength)).all()

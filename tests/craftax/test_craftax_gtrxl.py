@@ -27,6 +27,7 @@ from dicode.student.craftax.gtrxl import GatedTransformerXL, Memory
 from dicode.student.craftax.networks import ActorCriticGTrXL, apply_policy, make_network
 from dicode.student.craftax.ppo import Trainer
 from dicode.student.craftax.trainer import CraftaxSlotTrainer
+from dicode.student.tally import env_slots
 from tests.craftax.test_craftax_student import bundle_of
 
 M = 3  # memory length of the tiny networks: shorter than their sequences, so entries age out
@@ -291,7 +292,7 @@ def test_level_swaps_never_recompile(
 
 def test_a_swapped_slot_starts_with_its_memory_hidden(gtrxl_trainer: CraftaxSlotTrainer) -> None:
     t, runner = gtrxl_trainer, gtrxl_trainer.runner
-    in_slot_1 = np.asarray(runner.env.env_slot) == 1
+    in_slot_1 = np.asarray(env_slots(TINY_GTRXL.num_slots, TINY_GTRXL.envs_per_slot)) == 1
     noise = np.random.default_rng(5).normal(0, 10, runner.hidden.inputs.shape)
     # Slot 1's envs get a different, fully visible memory; everything else is the same.
     scrambled = Memory(

@@ -14,11 +14,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from dicode.domains.craftax import engine
+from dicode.domains.craftax import engine, level_slots
 from dicode.domains.craftax.builder import CraftaxLevel, build_level
 from dicode.domains.craftax.bundle import CraftaxBundle, bundle_from_built
 from dicode.domains.craftax.catalog import MAX_RETURN, NUM_ACHIEVEMENTS
 from dicode.domains.craftax.compilations import count_compilations
+from dicode.domains.craftax.engine import CraftaxParams
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
 from dicode.student.craftax.ppo import RunnerState
@@ -49,8 +50,8 @@ def trainer(loop: StudentLoop) -> CraftaxSlotTrainer:
     return loop.trainer
 
 
-def _write(t: CraftaxSlotTrainer, slots: engine.LevelSlots, index: int, b: CraftaxBundle) -> Any:
-    return t._write_slot(slots, jnp.int32(index), engine.bundle_to_slot(b, TINY.pool_size))
+def _write(t: CraftaxSlotTrainer, slots: CraftaxParams, index: int, b: CraftaxBundle) -> Any:
+    return t._write_slot(slots, jnp.int32(index), level_slots.bundle_to_slot(b, TINY.pool_size))
 
 
 def _iterate(t: CraftaxSlotTrainer, runner: RunnerState, slots: Any, reset: list[bool]) -> Any:
@@ -89,7 +90,7 @@ def test_level_swaps_never_recompile(
     assert compiles.count == 0
     assert trainer.ppo.trace_count == traces
     assert trainer.ppo.iterate._cache_size() == 1
-    assert np.asarray(slots.goal[0]).sum() == 3  # collect_basics is in slot 0 now
+    assert np.asarray(slots.goal[0, 0]).sum() == 3  # collect_basics is in slot 0 now
 
 
 def test_completion_bonus_is_the_target_return_at_most_and_levels_go_on(

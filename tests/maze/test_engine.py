@@ -1,5 +1,6 @@
 """The maze engine: the egocentric partial view, moves and turns, the reward formula, the step
-cap, resets from slot pools and the completion bonus; property tests over random mazes."""
+cap, slots over stacked pools and the completion bonus wrapper in maze units; property tests
+over random mazes."""
 
 from __future__ import annotations
 
@@ -14,13 +15,19 @@ from hypothesis import strategies as st
 from dicode.domains.maze import engine
 from dicode.domains.maze.grid import MAX_STEPS, SIZE, VIEW
 from dicode.domains.maze.level_checks import MazePool
-from dicode.student.bonus import with_completion_bonus
+from dicode.environment import slot_params
+from dicode.student.bonus import BonusParams, CompletionBonus
 from dicode.student.maze.ppo import MAZE_BONUS
 
-observe_one = jax.jit(engine.observe_one)
-move_one = jax.jit(engine.move_one)
-transition = jax.jit(engine.transition, static_argnums=2)
+move = jax.jit(engine.move)
+reset = jax.jit(engine.reset)
 step = jax.jit(engine.step)
+observe = jax.jit(engine.observe)
+KEY = jax.random.PRNGKey(0)
+
+
+def observe_one(walls: jax.Array, pos: jax.Array, direction: jax.Array, goal: jax.Array):
+    return observe(engine.MazeState(walls, pos, direction, goal, jnp.int32(0)))
 
 
 def view(
@@ -41,6 +48,14 @@ def one_pool(
         start_dir=np.asarray([direction], np.int32),
         goal_pos=np.asarray([goal], np.int32),
     )
+
+
+def one_level(
+    walls: np.ndarray, start: tuple[int, int], direction: int, goal: tuple[int, int]
+) -> engine.MazeParams:
+    """The params of one env: the single instance of ``one_pool``."""
+    pool = engine.pool_params(one_pool(walls, start, direction, goal))
+    return jax.tree_util.tree_map(lambda x: x[0], pool)
 
 
 def test_the_view_is_egocentric() -> None:
@@ -75,7 +90,7 @@ def test_turns_and_moves() -> None:
     w = jnp.asarray(walls)
 
     def act(pos: tuple[int, int], direction: int, action: int) -> tuple[list[int], int]:
-        p, d = move_one(w, jnp.asarray(pos), jnp.int32(direction), jnp.int32(action))
+        p, d = move(w, jnp.asarray(pos), jnp.int32(direction), jnp.int32(action))
         return np.asarray(p).tolist(), int(d)
 
     assert act((5, 5), 0, engine.FORWARD) == ([5, 6], 0)
@@ -88,75 +103,73 @@ def test_turns_and_moves() -> None:
 
 def test_reward_formula_and_episode_end_at_the_goal() -> None:
     walls = np.zeros((SIZE, SIZE), bool)
-    state = engine.pool_state(one_pool(walls, (3, 3), 0, (3, 4)))
+    params = one_level(walls, (3, 3), 0, (3, 4))
+    _, state = reset(KEY, params)
     for t in (0, 10, 99, 248):
-        s = replace(state, time=jnp.full((1,), t, jnp.int32))
-        s, reward, success, done = transition(s, jnp.asarray([engine.FORWARD]), MAX_STEPS)
-        assert bool(success[0]) and bool(done[0])
-        assert abs(float(reward[0]) - (1.0 - 0.9 * (t + 1) / MAX_STEPS)) < 1e-6
-    _, reward, success, done = transition(state, jnp.asarray([engine.LEFT]), MAX_STEPS)
-    assert float(reward[0]) == 0.0 and not bool(success[0]) and not bool(done[0])
+        s = replace(state, time=jnp.int32(t))
+        _, s, reward, done, info = step(KEY, s, jnp.int32(engine.FORWARD), params)
+        assert bool(info["success"]) and bool(info["completed"]) and bool(done)
+        assert abs(float(reward) - (1.0 - 0.9 * (t + 1) / MAX_STEPS)) < 1e-6
+    _, _, reward, done, info = step(KEY, state, jnp.int32(engine.LEFT), params)
+    assert float(reward) == 0.0 and not bool(info["success"]) and not bool(done)
 
 
 def test_episodes_are_capped_at_t_steps() -> None:
     walls = np.zeros((SIZE, SIZE), bool)
-    state = engine.pool_state(one_pool(walls, (3, 3), 0, (9, 9)))
-    turn = jnp.asarray([engine.LEFT])
+    params = one_level(walls, (3, 3), 0, (9, 9))
+    _, state = reset(KEY, params)
+    turn = jnp.int32(engine.LEFT)
     ends = []
     for _ in range(MAX_STEPS):
-        state, reward, _, done = transition(state, turn, MAX_STEPS)
-        ends.append(bool(done[0]))
-        assert float(reward[0]) == 0.0
+        _, state, reward, done, info = step(KEY, state, turn, params)
+        ends.append(bool(done))
+        assert float(reward) == 0.0
     assert ends == [False] * (MAX_STEPS - 1) + [True]
-    assert int(state.time[0]) == MAX_STEPS
-    # An evaluation cap ends earlier.
-    state = engine.pool_state(one_pool(walls, (3, 3), 0, (9, 9)))
+    assert int(info["length"]) == MAX_STEPS
+    # An evaluation cap (static params) ends earlier.
+    capped = params.replace(max_steps=10)
+    _, state = reset(KEY, capped)
     for t in range(1, 11):
-        state, _, _, done = transition(state, turn, 10)
-        assert bool(done[0]) == (t == 10)
+        _, state, _, done, _ = step(KEY, state, turn, capped)
+        assert bool(done) == (t == 10)
 
 
-def test_step_resets_finished_envs_and_marks_completions_where_the_slot_pays() -> None:
+def test_the_bonus_wrapper_pays_in_maze_units_where_the_level_pays() -> None:
     walls = np.zeros((SIZE, SIZE), bool)
-    near = one_pool(walls, (3, 3), 0, (3, 4))
-    slots = engine.make_slots([near, near], 2, [False, True])
-    env_slot = jnp.asarray([0, 1], jnp.int32)
-    _, state = engine.reset(jax.random.PRNGKey(0), slots, env_slot)
-    forward = jnp.asarray([engine.FORWARD, engine.FORWARD])
-    _, new, reward, done, info = step(jax.random.PRNGKey(1), state, forward, slots)
-    assert np.asarray(done).all() and np.asarray(info["success"]).all()
-    # The engine pays no bonus; it marks the completion the student's bonus wrapper pays for.
-    assert np.asarray(info["completed"]).tolist() == [False, True]
+    params = one_level(walls, (3, 3), 0, (3, 4))
+    _, state = reset(KEY, params)
+    forward = jnp.int32(engine.FORWARD)
     base = np.float32(1.0 - 0.9 / MAX_STEPS)
-    np.testing.assert_allclose(np.asarray(reward), [base, base], rtol=1e-6)
-    assert np.asarray(info["length"]).tolist() == [1, 1]
-    # Both envs restarted on their slot's pool.
-    assert np.asarray(new.pos).tolist() == [[3, 3], [3, 3]]
-    assert np.asarray(new.time).tolist() == [0, 0]
-    # The student's step: the bonus in maze units, never above the target's running return.
-    bonus_step = jax.jit(with_completion_bonus(engine.step, MAZE_BONUS))
-    for running, bonus in ((0.0, 0.1), (0.3, 0.3), (0.9, 0.9)):  # max(0.1, min(max(1, 2R), R))
-        _, _, reward, _, info = bonus_step(
-            jax.random.PRNGKey(1), state, forward, slots, jnp.float32(running)
-        )
-        np.testing.assert_allclose(np.asarray(info["engine_reward"]), [base, base])
-        np.testing.assert_allclose(np.asarray(info["bonus"]), [0.0, bonus], rtol=1e-6)
-        np.testing.assert_allclose(np.asarray(reward), [base, base + bonus], rtol=1e-6)
-        assert np.asarray(info["bonus"])[1] <= np.float32(max(running, MAZE_BONUS.least))
+    bonus_step = jax.jit(CompletionBonus(engine, MAZE_BONUS).step)
+    # max(ε, min(max(d, k·R̄), R̄)) with d = 1, k = 2, ε = 0.1: never above the running return.
+    for running, bonus in ((0.0, 0.1), (0.05, 0.1), (0.3, 0.3), (0.9, 0.9), (3.0, 3.0)):
+        for pays in (False, True):
+            wrapped = BonusParams(params, jnp.float32(running), jnp.asarray(pays))
+            _, _, reward, done, info = bonus_step(KEY, state, forward, wrapped)
+            paid = bonus if pays else 0.0
+            assert bool(done) and bool(info["completed"])
+            np.testing.assert_allclose(float(info["engine_reward"]), base, rtol=1e-6)
+            np.testing.assert_allclose(float(info["bonus"]), paid, rtol=1e-6)
+            np.testing.assert_allclose(float(reward), base + paid, rtol=1e-6)
+    # A step that completes nothing pays nothing.
+    wrapped = BonusParams(params, jnp.float32(0.9), jnp.asarray(True))
+    _, _, reward, _, info = bonus_step(KEY, state, jnp.int32(engine.LEFT), wrapped)
+    assert float(info["bonus"]) == 0.0 and float(reward) == 0.0
 
 
-def test_restart_only_touches_the_chosen_envs_and_copies_the_layout() -> None:
+def test_slots_index_stacked_pools_and_reset_copies_the_layout() -> None:
     walls = np.zeros((SIZE, SIZE), bool)
     a = one_pool(walls, (1, 1), 0, (1, 2))
     other = walls.copy()
     other[0, :5] = True
     b = one_pool(other, (5, 5), 2, (9, 9))
-    slots = engine.make_slots([a, a], 1, [False, False])
-    _, state = engine.reset(jax.random.PRNGKey(0), slots, jnp.asarray([0, 1], jnp.int32))
-    slots_b = engine.make_slots([a, b], 1, [False, False])
-    _, fresh = engine.restart(jax.random.PRNGKey(1), state, jnp.asarray([False, True]), slots_b)
-    assert np.asarray(fresh.pos).tolist() == [[1, 1], [5, 5]]
+    slots = engine.make_slots([a, b], 2)  # each pool cycled to 2 entries
+    assert slots.walls.shape == (2, 2, SIZE, SIZE)
+    levels = slot_params(slots, jnp.asarray([0, 1, 1]), jnp.asarray([1, 0, 1]))
+    _, fresh = jax.vmap(reset, in_axes=(None, 0))(KEY, levels)
+    assert np.asarray(fresh.pos).tolist() == [[1, 1], [5, 5], [5, 5]]
     assert np.asarray(fresh.walls[1, 0, :5]).all() and not np.asarray(fresh.walls[0]).any()
+    assert np.asarray(fresh.time).tolist() == [0, 0, 0]
 
 
 walls_strategy = st.lists(st.booleans(), min_size=SIZE * SIZE, max_size=SIZE * SIZE).map(
@@ -186,7 +199,7 @@ def test_properties_of_random_walks(
         assert grid[VIEW - 1, VIEW // 2, 0] == 0  # the agent's own cell is free
         assert grid[..., 1].sum() == 0
         ahead_blocked = grid[VIEW - 2, VIEW // 2, 0] == 1
-        new_pos, new_d = move_one(w, pos, d, jnp.int32(action))
+        new_pos, new_d = move(w, pos, d, jnp.int32(action))
         moved = not np.array_equal(np.asarray(new_pos), np.asarray(pos))
         if action == engine.FORWARD:
             assert moved != ahead_blocked  # the view says whether forward moves
@@ -205,7 +218,7 @@ def test_four_turns_come_back_to_the_same_view(walls: np.ndarray, start: tuple[i
     first = np.asarray(observe_one(w, pos, d, goal))
     seen = set()
     for _ in range(4):
-        _, d = move_one(w, pos, d, jnp.int32(engine.RIGHT))
+        _, d = move(w, pos, d, jnp.int32(engine.RIGHT))
         seen.add(int(d))
     assert seen == {0, 1, 2, 3}
     np.testing.assert_array_equal(np.asarray(observe_one(w, pos, d, goal)), first)

@@ -1,5 +1,6 @@
 """The completion bonus in each world's units: never above the running target return, positive
-on a completed goal, the paper's rule as an option, the running mean and the step wrapper."""
+on a completed goal, the paper's rule as an option, the running mean and the wrapper (any
+environment; each world's own test pays it in that world's units)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from hypothesis import strategies as st
 
 from dicode.student.bonus import (
     BonusConfig,
+    BonusParams,
+    CompletionBonus,
     completion_bonus,
     running_return,
-    with_completion_bonus,
 )
 from dicode.student.craftax.ppo import CRAFTAX_BONUS
 from dicode.student.maze.ppo import MAZE_BONUS
@@ -70,15 +72,27 @@ def test_the_running_return_follows_the_latest_target_episodes() -> None:
     assert mean == pytest.approx(8.0)
 
 
-def test_the_wrapper_adds_the_bonus_where_the_engine_marks_a_completion() -> None:
-    def engine_step(key: object, state: int, action: object, slots: object) -> tuple:
-        info = {"completed": jnp.asarray([True, False]), "success": jnp.asarray([True, False])}
-        return "obs", state + 1, jnp.asarray([1.0, 2.0]), jnp.asarray([False, True]), info
+class _Counter:
+    """A toy environment: the state counts steps; step 1 completes the goal."""
 
-    step = with_completion_bonus(engine_step, BonusConfig(floor=5.0, scale=0.0, least=0.5))
-    obs, state, reward, done, info = step(None, 0, None, None, jnp.float32(3.0))
-    assert (obs, state) == ("obs", 1)
-    assert np.asarray(reward).tolist() == [4.0, 2.0]  # min(5, 3) = 3 on the completion
-    assert np.asarray(info["bonus"]).tolist() == [3.0, 0.0]
-    assert np.asarray(info["engine_reward"]).tolist() == [1.0, 2.0]
-    assert np.asarray(done).tolist() == [False, True]
+    def reset(self, key: object, params: float) -> tuple[str, int]:
+        return "start", 0
+
+    def step(self, key: object, state: int, action: object, params: float) -> tuple:
+        info = {"completed": jnp.asarray(state == 0), "success": jnp.asarray(state == 0)}
+        return "obs", state + 1, jnp.float32(params), jnp.asarray(state > 0), info
+
+
+def test_the_wrapper_adds_the_bonus_where_a_paying_level_is_completed() -> None:
+    env = CompletionBonus(_Counter(), BonusConfig(floor=5.0, scale=0.0, least=0.5))
+    params = BonusParams(2.0, jnp.float32(3.0), jnp.asarray(True))
+    assert env.reset(None, params) == ("start", 0)
+    obs, state, reward, done, info = env.step(None, 0, None, params)
+    assert (obs, state, bool(done)) == ("obs", 1, False)
+    assert float(reward) == 5.0  # 2 + min(5, R̄ = 3)
+    assert (float(info["bonus"]), float(info["engine_reward"])) == (3.0, 2.0)
+    _, _, reward, _, info = env.step(None, 1, None, params)  # nothing completed: nothing paid
+    assert (float(reward), float(info["bonus"])) == (2.0, 0.0)
+    unpaid = BonusParams(2.0, jnp.float32(3.0), jnp.asarray(False))  # a level that pays nothing
+    _, _, reward, _, info = env.step(None, 0, None, unpaid)
+    assert (float(reward), float(info["bonus"])) == (2.0, 0.0)

@@ -16,11 +16,15 @@ from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.pieces import PIECE_CELLS, PIECE_HEIGHT, PIECE_WIDTH
 from dicode.domains.tetris.placements import afterstates, legal_mask
 from dicode.domains.tetris.schema import MAX_SEQUENCE, PIECE_NAMES, stack_levels, target_level
+from dicode.environment import draw_entries, slot_params
+from dicode.student.bonus import BonusParams, CompletionBonus
+from dicode.student.tetris.config import PPOConfig
+from dicode.student.tetris.ppo import bonus_config
 from tests.tetris.strategies import HEIGHT, WIDTH, boards
 
 PARAMS = EnvParams()
-_reset = jax.jit(engine.reset, static_argnums=1)
-_step = jax.jit(engine.step, static_argnums=3)
+_reset = jax.jit(engine.reset)
+_step = jax.jit(engine.step)
 _legal = jax.jit(legal_mask)
 
 
@@ -60,7 +64,7 @@ def test_the_level_sequence_comes_first_then_the_piece_weights() -> None:
     only_o = np.zeros(7, np.float32)
     only_o[PIECE_NAMES.index("O")] = 1.0
     level = dataclasses.replace(_level(sequence=[0, 2, 6]), piece_weights=jnp.asarray(only_o))
-    _, state = _reset(jax.random.key(0), PARAMS, level)
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=level))
     seen = [int(state.piece)]
     key = jax.random.key(1)
     for _ in range(5):
@@ -73,7 +77,7 @@ def test_the_level_sequence_comes_first_then_the_piece_weights() -> None:
 
 def test_seven_bag_deals_each_piece_once_per_seven() -> None:
     params = EnvParams(seven_bag=True)
-    reset, step = jax.jit(engine.reset, static_argnums=1), jax.jit(engine.step, static_argnums=3)
+    reset, step = jax.jit(engine.reset), jax.jit(engine.step)
     _, state = reset(jax.random.key(5), params)
     dealt = [int(state.piece)]
     key = jax.random.key(6)
@@ -92,7 +96,7 @@ def test_seven_bag_deals_each_piece_once_per_seven() -> None:
 def test_reward_is_one_plus_ten_lines_squared() -> None:
     board = np.zeros((HEIGHT, WIDTH), np.uint8)
     board[0:4, 1:] = 1
-    _, state = _reset(jax.random.key(0), PARAMS, _level(board, sequence=[0, 1]))
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=_level(board, sequence=[0, 1])))
     vertical_i_left = 1 * WIDTH + 0
     _, state, reward, done, info = _step(jax.random.key(1), state, vertical_i_left, PARAMS)
     assert int(info["lines"]) == 4
@@ -107,7 +111,7 @@ def test_game_over_exactly_when_the_action_is_illegal_or_the_next_piece_cannot_s
     board: np.ndarray, piece: int, next_piece: int, action: int
 ) -> None:
     level = _level(board, sequence=[piece, next_piece])
-    _, state = _reset(jax.random.key(0), PARAMS, level)
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=level))
     if _spawn_blocked(board, piece):
         assert bool(state.game_over) and bool(state.done)
         return
@@ -127,7 +131,7 @@ def test_game_over_exactly_when_the_action_is_illegal_or_the_next_piece_cannot_s
 
 def test_a_done_game_stays_frozen() -> None:
     board = np.zeros((HEIGHT, WIDTH), np.uint8)
-    _, state = _reset(jax.random.key(0), PARAMS, _level(board, sequence=[0, 0]))
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=_level(board, sequence=[0, 0])))
     illegal = 2 * WIDTH + 0  # duplicate rotation of I
     _, over, _, done, _ = _step(jax.random.key(1), state, illegal, PARAMS)
     assert bool(done)
@@ -138,7 +142,7 @@ def test_a_done_game_stays_frozen() -> None:
 
 
 def test_survive_goal_succeeds_after_the_piece_budget() -> None:
-    _, state = _reset(jax.random.key(0), PARAMS, _level(pieces=3))
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=_level(pieces=3)))
     for i in range(3):
         assert not bool(engine.success(state))
         action = int(np.flatnonzero(np.asarray(_legal(state.board, state.piece)))[i])
@@ -147,7 +151,7 @@ def test_survive_goal_succeeds_after_the_piece_budget() -> None:
 
 
 def test_lines_within_pieces_goal_fails_when_the_budget_runs_out() -> None:
-    _, state = _reset(jax.random.key(0), PARAMS, _level(lines=1, pieces=2))
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=_level(lines=1, pieces=2)))
     for i in range(2):
         action = int(np.flatnonzero(np.asarray(_legal(state.board, state.piece)))[0])
         _, state, _, done, info = _step(jax.random.key(i), state, action, PARAMS)
@@ -157,34 +161,36 @@ def test_lines_within_pieces_goal_fails_when_the_budget_runs_out() -> None:
 def test_lines_goal_succeeds_on_the_clearing_step() -> None:
     board = np.zeros((HEIGHT, WIDTH), np.uint8)
     board[0, 1:] = 1
-    _, state = _reset(jax.random.key(0), PARAMS, _level(board, sequence=[0], lines=1))
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=_level(board, sequence=[0], lines=1)))
     _, state, _, done, info = _step(jax.random.key(1), state, 1 * WIDTH + 0, PARAMS)
     assert bool(done) and bool(info["success"])
 
 
-def test_reset_from_pool_draws_every_instance_and_vmaps() -> None:
+def test_slots_index_a_stacked_pool_and_vmap_the_engine() -> None:
     boards_ = []
     for k in range(3):
         b = np.zeros((HEIGHT, WIDTH), np.uint8)
         b[0, k] = 1
         boards_.append(_level(b))
-    pool = stack_levels(boards_)
-    keys = jax.random.split(jax.random.key(0), 64)
-    _, states = jax.jit(
-        jax.vmap(engine.reset_from_pool, in_axes=(0, None, None)), static_argnums=2
-    )(keys, pool, PARAMS)
+    slots = EnvParams(level=jax.tree_util.tree_map(lambda x: x[None], stack_levels(boards_)))
+    env_slot = jnp.zeros((64,), jnp.int32)
+    entries = draw_entries(jax.random.key(0), slots, env_slot)
+    keys = jax.random.split(jax.random.key(1), 64)
+    params = slot_params(slots, env_slot, entries)
+    _, states = jax.jit(jax.vmap(engine.reset))(keys, params)
     picked = {int(np.flatnonzero(np.asarray(b)[0])[0]) for b in states.board}
     assert picked == {0, 1, 2}
-    masks = jax.vmap(engine.observe, in_axes=(0, None))(states, PARAMS).action_mask
-    step = jax.jit(jax.vmap(engine.step, in_axes=(0, 0, 0, None)), static_argnums=3)
-    _, stepped, reward, _, _ = step(keys, states, jnp.argmax(masks, axis=-1), PARAMS)
+    masks = jax.vmap(engine.observe)(states, params).action_mask
+    step = jax.jit(jax.vmap(engine.step))
+    _, stepped, reward, _, info = step(keys, states, jnp.argmax(masks, axis=-1), params)
     assert stepped.board.shape == (64, HEIGHT, WIDTH)
     assert np.all(np.asarray(reward) == 1.0)
+    assert not np.asarray(info["completed"]).any()  # the standard game has no goal
 
 
 def test_mismatched_level_shape_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="does not match"):
-        engine.reset(jax.random.key(0), EnvParams(width=8), target_level())
+        engine.reset(jax.random.key(0), EnvParams(level=target_level(), width=8))
 
 
 @settings(max_examples=15, deadline=None)
@@ -204,3 +210,22 @@ def test_a_random_game_conserves_cells_and_never_overlaps(seed: int) -> None:
             assert np.all(after >= before) and int((after - before).sum()) == 4
         if bool(done):
             break
+
+
+def test_the_bonus_wrapper_pays_in_tetris_units_on_the_completing_placement() -> None:
+    config = bonus_config(PPOConfig())  # d = 20, k = 0, ε = 1: max(1, min(20, R̄)) lines
+    bonus_step = jax.jit(CompletionBonus(engine, config).step)
+    _, state = _reset(jax.random.key(0), PARAMS.replace(level=_level(pieces=1)))
+    action = int(np.flatnonzero(np.asarray(_legal(state.board, state.piece)))[0])
+    for running, want in ((0.0, 1.0), (0.5, 1.0), (7.0, 7.0), (300.0, 20.0)):
+        for pays in (True, False):
+            params = BonusParams(PARAMS, jnp.float32(running), jnp.asarray(pays))
+            _, after, reward, done, info = bonus_step(jax.random.key(1), state, action, params)
+            paid = want if pays else 0.0
+            assert bool(done) and bool(info["completed"])
+            assert float(info["engine_reward"]) == PARAMS.piece_reward
+            assert float(info["bonus"]) == paid and float(reward) == PARAMS.piece_reward + paid
+    # The game is decided: stepping it again completes (and pays) nothing.
+    params = BonusParams(PARAMS, jnp.float32(7.0), jnp.asarray(True))
+    _, _, reward, _, info = bonus_step(jax.random.key(2), after, action, params)
+    assert not bool(info["completed"]) and float(reward) == 0.0

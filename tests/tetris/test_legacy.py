@@ -51,7 +51,7 @@ def test_the_engine_flag_interprets_actions_as_column_times_four_plus_rotation()
     seq = np.full(level.sequence.shape, -1, np.int32)
     seq[:2] = PIECE_NAMES.index("I")
     level = dataclasses.replace(level, sequence=jnp.asarray(seq))
-    obs, state = engine.reset(jax.random.key(0), params, level)
+    obs, state = engine.reset(jax.random.key(0), params.replace(level=level))
     assert obs.action_mask.shape == (4 * WIDTH,) and bool(obs.action_mask.all())
     # Column 0, rotation 1: the vertical I sits in box column 2, so it lands in board column 2.
     _, state, *_ = engine.step(jax.random.key(1), state, 0 * 4 + 1, params)

@@ -1,11 +1,11 @@
-"""The Craftax engine dicode trains on: Craftax-Symbolic with level slots, reset pools, rule
-multipliers and goals — compiled once for a whole run.
+"""The Craftax engine dicode trains on: one Craftax-Symbolic env under a level's rule
+multipliers and goal, as pure functions (``dicode.environment``'s interface).
 
-* **Slots.** ``LevelSlots`` holds S levels as stacked arrays: a pool of K initial worlds,
-  a rule vector and a goal multi-hot per slot. Each env plays one slot (``env_slot``).
-  Swapping a level writes new arrays into a slot (``write_slot``); shapes never change, so
-  nothing recompiles. Resets copy a random pool world of the env's slot; no world is
-  generated during training.
+* **Params.** :class:`CraftaxParams` is one level instance: a start world (one entry of the
+  level's pool), the rule vector and the goal multi-hot, plus Craftax's own settings (static).
+  ``reset`` starts from the start world itself (the key is the interface's: nothing is
+  drawn); no world is generated during training. Level slots — S pools stacked, swapped
+  without recompiling, finished envs restarted from their slot — are ``level_slots.py``.
 * **Step.** Craftax 1.6.1's own step phases (``craftax.craftax.game_logic``), called in
   Craftax's order with the same random keys, plus small overrides for the rule multipliers
   (see ``rules.py``); with every multiplier at 1.0 it reproduces ``craftax_step`` exactly.
@@ -25,8 +25,8 @@ multipliers and goals — compiled once for a whole run.
   worlds carry the achievements their start implies as already unlocked, so those earn
   nothing. Success = the step that completes the goal (all goal achievements unlocked, not all
   of them before; never for an empty goal). The engine pays no bonus: ``info["completed"]``
-  marks the success, and the student adds DiCode's completion bonus on it
-  (``dicode.student.bonus.with_completion_bonus``).
+  marks the success, and the student's wrapper adds DiCode's completion bonus on it
+  (``dicode.student.bonus.CompletionBonus``).
 * **After the goal** the episode goes on as an ordinary game (the goal leaves the observation)
   until it ends as Craftax's do: whole games, where the day–night cycle and the crafting chain
   are learnt, stay in the mix. ``info["attempt_over"]`` marks where the level's attempt at its
@@ -38,12 +38,10 @@ multipliers and goals — compiled once for a whole run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from craftax.craftax.constants import ACHIEVEMENT_REWARD_MAP, Action
 from craftax.craftax.craftax_state import EnvParams, EnvState, StaticEnvParams
 from craftax.craftax.game_logic import (
@@ -74,67 +72,24 @@ from craftax.craftax.util.game_logic_utils import (
 )
 from flax import struct
 
-from dicode.domains.craftax.bundle import CraftaxBundle, resize_pool
 from dicode.domains.craftax.catalog import MOB_CLASSES, NUM_ACHIEVEMENTS
 from dicode.domains.craftax.rules import RULE_NAMES
-from dicode.domains.craftax.state_codec import arrays_to_state
 
 OBS_SIZE = 8268 + NUM_ACHIEVEMENTS
 NUM_ACTIONS = len(Action)
-# Finished envs are reset in scatter batches of max(8, N/16) rows.
-_MIN_SCATTER_RESETS = 8
 _R = {name: i for i, name in enumerate(RULE_NAMES)}
 
 
 @struct.dataclass
-class LevelSlots:
-    """S level slots: ``pool`` leaves are (S, K, ...); ``rules`` (S, R); ``goal`` (S, 67)."""
+class CraftaxParams:
+    """One level instance: a start world, the rules (NUM_RULES,) and the goal (67,) bool;
+    Craftax's own settings are static (a change is a new compile)."""
 
-    pool: EnvState
+    world: EnvState
     rules: jax.Array
     goal: jax.Array
-
-
-@struct.dataclass
-class EngineState:
-    """Per-env Craftax states (leading axis N) and the slot each env plays."""
-
-    env: EnvState
-    env_slot: jax.Array  # (N,) int32
-
-
-def make_slots(bundles: Sequence[CraftaxBundle], pool_size: int) -> LevelSlots:
-    """Stack bundles into slots; every pool is cycled or cut to ``pool_size`` worlds."""
-    if not bundles:
-        raise ValueError("make_slots needs at least one bundle")
-    pools = [resize_pool(b.pool, pool_size) for b in bundles]
-    stacked = {name: np.stack([p[name] for p in pools]) for name in pools[0]}
-    return LevelSlots(
-        pool=arrays_to_state(stacked, batch_dims=2),
-        rules=jnp.stack([jnp.asarray(b.rules) for b in bundles]),
-        goal=jnp.stack([jnp.asarray(b.goal) for b in bundles]),
-    )
-
-
-def bundle_to_slot(bundle: CraftaxBundle, pool_size: int) -> LevelSlots:
-    """One bundle as a single-slot ``LevelSlots`` (leading axis 1), ready for ``write_slot``."""
-    return make_slots([bundle], pool_size)
-
-
-def write_slot(slots: LevelSlots, index: jax.Array, level: LevelSlots) -> LevelSlots:
-    """Write a one-slot ``level`` into slot ``index`` (a traced int: no recompilation)."""
-    return jax.tree_util.tree_map(lambda all_, one: all_.at[index].set(one[0]), slots, level)
-
-
-def write_pool_entries(
-    slots: LevelSlots, index: jax.Array, positions: jax.Array, worlds: EnvState
-) -> LevelSlots:
-    """Overwrite pool entries ``positions`` (R,) of slot ``index`` with ``worlds`` (leading
-    axis R), e.g. to refresh the target game's pool with new worlds; rules and goal stay."""
-    pool = jax.tree_util.tree_map(
-        lambda all_, new: all_.at[index, positions].set(new), slots.pool, worlds
-    )
-    return LevelSlots(pool=pool, rules=slots.rules, goal=slots.goal)
+    settings: EnvParams = struct.field(pytree_node=False, default=EnvParams())
+    static: StaticEnvParams = struct.field(pytree_node=False, default=StaticEnvParams())
 
 
 def _scale_mob_damage(state: EnvState, health_before: jax.Array, m: jax.Array) -> EnvState:
@@ -254,96 +209,35 @@ def _goal_met(achievements: jax.Array, goal: jax.Array) -> jax.Array:
     return jnp.all(achievements | ~goal, axis=-1)
 
 
-def _observe(state: EnvState, goal: jax.Array) -> jax.Array:
-    # A met goal leaves the observation: the rest of the episode is an ordinary game.
-    shown = goal & ~_goal_met(state.achievements, goal)
+def observe(state: EnvState, params: CraftaxParams) -> jax.Array:
+    """Craftax's symbolic observation ++ the goal, zeros once it is met (the rest of the
+    episode is an ordinary game)."""
+    shown = params.goal & ~_goal_met(state.achievements, params.goal)
     return jnp.concatenate([render_craftax_symbolic(state), shown.astype(jnp.float32)])
 
 
-def _reset_done(
-    key: jax.Array, env: EnvState, env_slot: jax.Array, done: jax.Array, slots: LevelSlots
-) -> EnvState:
-    """Replace finished envs by a random pool world of their slot.
-
-    Few envs finish per step, so rows are scattered in batches of max(8, N/16) inside a
-    ``while_loop`` (usually zero or one pass): the batch state is updated in place, never
-    copied or selected as a whole.
-    """
-    num_envs = done.shape[0]
-    batch = max(_MIN_SCATTER_RESETS, num_envs // 16)
-    pool_size = jax.tree_util.tree_leaves(slots.pool)[0].shape[1]
-    picks = jax.random.randint(key, (num_envs,), 0, pool_size)
-
-    def scatter(carry: tuple[EnvState, jax.Array]) -> tuple[EnvState, jax.Array]:
-        env, pending = carry
-        rows = jnp.nonzero(pending, size=batch, fill_value=num_envs)[0]
-        safe = jnp.minimum(rows, num_envs - 1)
-        src_slot, src_pick = env_slot[safe], picks[safe]
-        env = jax.tree_util.tree_map(
-            lambda x, p: x.at[rows].set(p[src_slot, src_pick], mode="drop"), env, slots.pool
-        )
-        return env, pending.at[rows].set(False, mode="drop")
-
-    env, _ = jax.lax.while_loop(lambda carry: carry[1].any(), scatter, (env, done))
-    return env
-
-
-def reset(key: jax.Array, slots: LevelSlots, env_slot: jax.Array) -> tuple[jax.Array, EngineState]:
-    """Start every env on a random pool world of its slot. ``env_slot``: (N,) int32."""
-    pool_size = jax.tree_util.tree_leaves(slots.pool)[0].shape[1]
-    picks = jax.random.randint(key, env_slot.shape, 0, pool_size)
-    env = jax.tree_util.tree_map(lambda p: p[env_slot, picks], slots.pool)
-    obs = jax.vmap(_observe)(env, slots.goal[env_slot])
-    return obs, EngineState(env=env, env_slot=env_slot.astype(jnp.int32))
-
-
-def restart(
-    key: jax.Array, state: EngineState, which: jax.Array, slots: LevelSlots
-) -> tuple[jax.Array, EngineState]:
-    """Restart the envs where ``which`` (N,) is True from a random pool world of their slot
-    (e.g. after a new level was written into it); the others keep playing."""
-    env = _reset_done(key, state.env, state.env_slot, which, slots)
-    obs = jax.vmap(_observe)(env, slots.goal[state.env_slot])
-    return obs, EngineState(env=env, env_slot=state.env_slot)
+def reset(key: jax.Array, params: CraftaxParams) -> tuple[jax.Array, EnvState]:
+    """Start from the params' world (``key`` unused: the world is the whole start)."""
+    return observe(params.world, params), params.world
 
 
 def step(
-    key: jax.Array,
-    state: EngineState,
-    action: jax.Array,
-    slots: LevelSlots,
-    params: EnvParams | None = None,
-    static_params: StaticEnvParams | None = None,
-) -> tuple[jax.Array, EngineState, jax.Array, jax.Array, dict[str, jax.Array]]:
-    """Step all N envs; finished ones restart from their slot's pool.
-
-    Returns ``(obs, state, reward, done, info)``; ``info`` holds ``success`` and ``completed``
-    (the goal completed this step), ``attempt_over`` (the level's attempt at its goal ended this
-    step: the success, or the episode's end without one; the episode's end on the target game)
-    and ``achievements`` (N, 67) of the pre-reset states, for per-level statistics.
-    """
-    params = EnvParams() if params is None else params
-    static_params = StaticEnvParams() if static_params is None else static_params
-    step_key, reset_key = jax.random.split(key)
-    num_envs = action.shape[0]
-    rules = slots.rules[state.env_slot]
-    goal = slots.goal[state.env_slot]
-
-    def one(k: jax.Array, s: EnvState, a: jax.Array, r: jax.Array) -> tuple[EnvState, jax.Array]:
-        return rule_step(k, s, a, r, params, static_params)
-
-    env, reward = jax.vmap(one)(jax.random.split(step_key, num_envs), state.env, action, rules)
-    has_goal = goal.any(axis=1)
-    met = has_goal & _goal_met(env.achievements, goal)
+    key: jax.Array, state: EnvState, action: jax.Array, params: CraftaxParams
+) -> tuple[jax.Array, EnvState, jax.Array, jax.Array, dict[str, jax.Array]]:
+    """One step under the params' rules, no reset. ``info``: ``success`` and ``completed``
+    (the goal completed this step), ``attempt_over`` (the level's attempt at its goal ended
+    this step: the success, or the episode's end without one; the episode's end on the target
+    game) and ``achievements`` (67,) for per-level statistics."""
+    goal = params.goal
+    env, reward = rule_step(key, state, action, params.rules, params.settings, params.static)
+    met = goal.any() & _goal_met(env.achievements, goal)
     # Only the step that completes the goal succeeds: the episode goes on after it.
-    success = met & ~_goal_met(state.env.achievements, goal)
-    done = jax.vmap(lambda s: is_game_over(s, params, static_params))(env)
+    success = met & ~_goal_met(state.achievements, goal)
+    done = is_game_over(env, params.settings, params.static)
     info = {
         "success": success,
         "completed": success,
         "attempt_over": success | (done & ~met),
         "achievements": env.achievements,
     }
-    env = _reset_done(reset_key, env, state.env_slot, done, slots)
-    obs = jax.vmap(_observe)(env, goal)
-    return obs, EngineState(env=env, env_slot=state.env_slot), reward, done, info
+    return observe(env, params), env, reward, done, info

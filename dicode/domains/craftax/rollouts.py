@@ -16,29 +16,30 @@ import jax.numpy as jnp
 import numpy as np
 
 from dicode.domains.base import Pool, RolloutReport
-from dicode.domains.craftax import engine
+from dicode.domains.craftax import engine, level_slots
+from dicode.domains.craftax.engine import CraftaxParams
 from dicode.domains.craftax.level_checks import pool_to_bundle
 
 
 def _play(steps: int) -> Any:
     @jax.jit
-    def play(key: jax.Array, slots: engine.LevelSlots) -> dict[str, jax.Array]:
-        pool_size = jax.tree_util.tree_leaves(slots.pool)[0].shape[1]
+    def play(key: jax.Array, slots: CraftaxParams) -> dict[str, jax.Array]:
+        pool_size = slots.goal.shape[1]
         # Instance i of the pool is env i: every instance is played once.
-        env = jax.tree_util.tree_map(lambda p: p[0], slots.pool)
-        state = engine.EngineState(env=env, env_slot=jnp.zeros((pool_size,), jnp.int32))
+        state = jax.tree_util.tree_map(lambda p: p[0], slots.world)
+        env_slot = jnp.zeros((pool_size,), jnp.int32)
         zeros = jnp.zeros((pool_size,))
         first = {"running": jnp.ones((pool_size,), bool), "ret": zeros, "length": zeros}
         first |= {"success": jnp.zeros((pool_size,), bool), "finite": jnp.ones((pool_size,), bool)}
 
-        def body(carry: tuple[engine.EngineState, dict], key: jax.Array) -> tuple[Any, None]:
+        def body(carry: tuple[Any, dict], key: jax.Array) -> tuple[Any, None]:
             state, stats = carry
             key_act, key_step = jax.random.split(key)
             actions = jax.random.randint(key_act, (pool_size,), 0, engine.NUM_ACTIONS)
-            _, state, reward, _, info = engine.step(key_step, state, actions, slots)
+            _, state, reward, _, info = level_slots.step(key_step, state, actions, slots, env_slot)
             live = stats["running"]
             done = info["attempt_over"]  # the goal met, or the game over before it
-            health_ok = jnp.isfinite(state.env.player_health)
+            health_ok = jnp.isfinite(state.player_health)
             stats = {
                 "running": live & ~done,
                 "ret": stats["ret"] + jnp.where(live, reward, 0.0),
@@ -66,7 +67,7 @@ class CraftaxRollouts:
         """Play the first episode of every instance of the pool. (A goal that holds at reset
         was already refused by ``pool_to_bundle`` in the schema stage.)"""
         bundle = pool_to_bundle(pool)
-        slots = engine.make_slots([bundle], bundle.pool_size)
+        slots = level_slots.make_slots([bundle], bundle.pool_size)
         stats = jax.device_get(self._play(jax.random.PRNGKey(seed), slots))
         problem = None
         if not np.all(stats["finite"]):

@@ -1,4 +1,4 @@
-"""The maze engine: a partially observed grid maze over level slots, compiled once for a run.
+"""The maze engine: one partially observed grid maze, as pure functions (``dicode.environment``).
 
 * **World.** A 13×13 grid inside an implicit wall border; wall cells, one goal, an agent with a
   cell and a facing direction (0 east, 1 south, 2 west, 3 north). Actions: 0 turn left,
@@ -9,17 +9,15 @@
   channels per cell: wall (the border and everything beyond it count as wall) and goal. Walls
   do not hide what lies behind them. Flattened, followed by the direction one-hot: 54 floats.
 * **Episode and reward.** Reaching the goal at step t (1-based) pays ``1 − 0.9·t/T`` and ends
-  the episode; otherwise the reward is 0 and the episode ends after ``T = 250`` steps.
-  Success = the goal reached.
-* **Slots.** ``LevelSlots`` holds S levels as stacked arrays: a pool of K layouts per slot and a
-  per-slot flag ``pays_bonus``. Each env plays one slot (``env_slot``) and resets from a
-  uniformly drawn pool entry of it; the layout is copied into the env, so rewriting a pool
-  (a new level, refreshed target mazes) never changes a running episode. Swapping a level means
-  passing other arrays of the same shapes: nothing recompiles.
-* **Bonus.** The engine pays none: ``info["completed"]`` marks a success in a slot with
-  ``pays_bonus``, and the student adds DiCode's completion bonus on it
-  (``dicode.student.bonus.with_completion_bonus``). The curriculum's levels pay it; the target
-  game does not (as in the other worlds, where the target game has no level goal).
+  the episode; otherwise the reward is 0 and the episode ends after ``T = 250`` steps (or the
+  params' smaller ``max_steps``: evaluation caps; the reward formula keeps T).
+  Success = the goal reached; ``info["completed"]`` marks it too (the step that reaches the
+  goal is the one that completes it). The engine pays no bonus.
+* **Params.** :class:`MazeParams` is one pool entry of a level — a layout and a start — plus
+  the static step cap. ``reset`` copies the layout into the state, so rewriting a pool (a new
+  level, refreshed target mazes) never changes a running episode. Neither ``reset`` nor
+  ``step`` draws anything: the key is the interface's. Slots (``make_slots``) stack pools into
+  params with leaves ``(S, K, ...)``.
 """
 
 from __future__ import annotations
@@ -48,63 +46,65 @@ _SIDE = jnp.asarray(np.tile(np.arange(VIEW) - VIEW // 2, VIEW), jnp.int32)  # (2
 
 
 @struct.dataclass
-class LevelSlots:
-    """S level slots: pools of K layouts each, and whether a slot pays the completion bonus."""
+class MazeParams:
+    """One level instance (a layout and a start) and the episode's step cap (static)."""
 
-    walls: jax.Array  # (S, K, 13, 13) bool
-    start_pos: jax.Array  # (S, K, 2) int32
-    start_dir: jax.Array  # (S, K) int32
-    goal_pos: jax.Array  # (S, K, 2) int32
-    pays_bonus: jax.Array  # (S,) bool
-
-    @property
-    def pool_size(self) -> int:
-        return int(self.walls.shape[1])
+    walls: jax.Array  # (13, 13) bool
+    start_pos: jax.Array  # (2,) int32
+    start_dir: jax.Array  # () int32
+    goal_pos: jax.Array  # (2,) int32
+    max_steps: int = struct.field(pytree_node=False, default=MAX_STEPS)
 
 
 @struct.dataclass
 class MazeState:
-    """N envs (leading axis), each bound to a slot."""
+    """One env: its own copy of the layout, the agent and the steps taken."""
 
-    walls: jax.Array  # (N, 13, 13) bool, copied at reset
-    pos: jax.Array  # (N, 2) int32
-    dir: jax.Array  # (N,) int32
-    goal: jax.Array  # (N, 2) int32
-    time: jax.Array  # (N,) int32 steps taken in the episode
-    env_slot: jax.Array  # (N,) int32
+    walls: jax.Array  # (13, 13) bool, copied at reset
+    pos: jax.Array  # (2,) int32
+    dir: jax.Array  # () int32
+    goal: jax.Array  # (2,) int32
+    time: jax.Array  # () int32 steps taken in the episode
 
 
-def make_slots(pools: list[MazePool], pool_size: int, pays_bonus: list[bool]) -> LevelSlots:
-    """Stack host pools into slots (each cycled or cut to ``pool_size`` layouts)."""
+def pool_params(pool: MazePool, max_steps: int = MAX_STEPS) -> MazeParams:
+    """A host pool as params with a leading axis K (one env per instance: rollouts, evaluation)."""
+    return MazeParams(
+        walls=jnp.asarray(pool.walls.astype(bool)),
+        start_pos=jnp.asarray(pool.start_pos.astype(np.int32)),
+        start_dir=jnp.asarray(pool.start_dir.astype(np.int32)),
+        goal_pos=jnp.asarray(pool.goal_pos.astype(np.int32)),
+        max_steps=max_steps,
+    )
+
+
+def make_slots(pools: list[MazePool], pool_size: int) -> MazeParams:
+    """Stack host pools into slots, leaves ``(S, K, ...)`` (each cycled or cut to K layouts)."""
     fitted = [p.resized(pool_size) for p in pools]
-    return LevelSlots(
+    return MazeParams(
         walls=jnp.asarray(np.stack([p.walls for p in fitted]).astype(bool)),
         start_pos=jnp.asarray(np.stack([p.start_pos for p in fitted]).astype(np.int32)),
         start_dir=jnp.asarray(np.stack([p.start_dir for p in fitted]).astype(np.int32)),
         goal_pos=jnp.asarray(np.stack([p.goal_pos for p in fitted]).astype(np.int32)),
-        pays_bonus=jnp.asarray(np.asarray(pays_bonus, bool)),
     )
 
 
-# --- one env -----------------------------------------------------------------------------------
-
-
-def observe_one(
-    walls: jax.Array, pos: jax.Array, direction: jax.Array, goal: jax.Array
-) -> jax.Array:
+def observe(state: MazeState) -> jax.Array:
     """The egocentric view (VIEW·VIEW·2, wall and goal channels) ++ the direction one-hot."""
+    direction, pos = state.dir, state.pos
     forward = _MOVES[direction]
     right = _MOVES[(direction + 1) % NUM_DIRECTIONS]
     rows = pos[0] + _AHEAD * forward[0] + _SIDE * right[0]
     cols = pos[1] + _AHEAD * forward[1] + _SIDE * right[1]
     inside = (rows >= 0) & (rows < SIZE) & (cols >= 0) & (cols < SIZE)
+    walls = state.walls
     wall = jnp.where(inside, walls[jnp.clip(rows, 0, SIZE - 1), jnp.clip(cols, 0, SIZE - 1)], True)
-    is_goal = (rows == goal[0]) & (cols == goal[1])
+    is_goal = (rows == state.goal[0]) & (cols == state.goal[1])
     view = jnp.stack([wall, is_goal], axis=-1).astype(jnp.float32).reshape(-1)
     return jnp.concatenate([view, jax.nn.one_hot(direction, NUM_DIRECTIONS)])
 
 
-def move_one(
+def move(
     walls: jax.Array, pos: jax.Array, direction: jax.Array, action: jax.Array
 ) -> tuple[jax.Array, jax.Array]:
     """The agent's cell and direction after ``action``."""
@@ -125,103 +125,33 @@ def goal_reward(time: jax.Array) -> jax.Array:
     return 1.0 - 0.9 * time.astype(jnp.float32) / MAX_STEPS
 
 
-# --- N envs ------------------------------------------------------------------------------------
-
-
-def observe(state: MazeState) -> jax.Array:
-    """(N, OBS_SIZE) observations."""
-    return jax.vmap(observe_one)(state.walls, state.pos, state.dir, state.goal)
-
-
-def transition(
-    state: MazeState, action: jax.Array, max_steps: int = MAX_STEPS
-) -> tuple[MazeState, jax.Array, jax.Array, jax.Array]:
-    """One step of every env without resets: ``(state, reward, success, done)``. ``max_steps``
-    ≤ T ends episodes earlier (evaluation caps); the reward formula keeps T."""
-    pos, direction = jax.vmap(move_one)(state.walls, state.pos, state.dir, action)
-    time = state.time + 1
-    success = jnp.all(pos == state.goal, axis=1)
-    reward = jnp.where(success, goal_reward(time), 0.0)
-    done = success | (time >= min(max_steps, MAX_STEPS))
-    return replace(state, pos=pos, dir=direction, time=time), reward, success, done
-
-
-def _pick(slots: LevelSlots, env_slot: jax.Array, picks: jax.Array) -> dict[str, jax.Array]:
-    return {
-        "walls": slots.walls[env_slot, picks],
-        "pos": slots.start_pos[env_slot, picks],
-        "dir": slots.start_dir[env_slot, picks],
-        "goal": slots.goal_pos[env_slot, picks],
-    }
-
-
-def reset(key: jax.Array, slots: LevelSlots, env_slot: jax.Array) -> tuple[jax.Array, MazeState]:
-    """Start every env on a uniformly drawn pool entry of its slot. ``env_slot``: (N,) int32."""
-    picks = jax.random.randint(key, env_slot.shape, 0, slots.pool_size)
-    fields = _pick(slots, env_slot, picks)
+def reset(key: jax.Array, params: MazeParams) -> tuple[jax.Array, MazeState]:
+    """Start an episode on the params' layout (``key`` unused: nothing is drawn)."""
     state = MazeState(
-        time=jnp.zeros(env_slot.shape, jnp.int32), env_slot=env_slot.astype(jnp.int32), **fields
-    )
-    return observe(state), state
-
-
-def restart(
-    key: jax.Array, state: MazeState, which: jax.Array, slots: LevelSlots
-) -> tuple[jax.Array, MazeState]:
-    """Envs where ``which`` (N,) is True start a new episode from their slot's pool (e.g. after
-    a new level was written into it, or after their episode ended); the others keep playing."""
-    picks = jax.random.randint(key, which.shape, 0, slots.pool_size)
-    fresh = _pick(slots, state.env_slot, picks)
-
-    def choose(new: jax.Array, old: jax.Array) -> jax.Array:
-        mask = which.reshape(which.shape + (1,) * (old.ndim - 1))
-        return jnp.where(mask, new, old)
-
-    state = replace(
-        state,
-        walls=choose(fresh["walls"], state.walls),
-        pos=choose(fresh["pos"], state.pos),
-        dir=choose(fresh["dir"], state.dir),
-        goal=choose(fresh["goal"], state.goal),
-        time=jnp.where(which, 0, state.time),
+        walls=params.walls,
+        pos=params.start_pos,
+        dir=params.start_dir,
+        goal=params.goal_pos,
+        time=jnp.zeros(params.start_dir.shape, jnp.int32),
     )
     return observe(state), state
 
 
 def step(
-    key: jax.Array, state: MazeState, action: jax.Array, slots: LevelSlots
+    key: jax.Array, state: MazeState, action: jax.Array, params: MazeParams
 ) -> tuple[jax.Array, MazeState, jax.Array, jax.Array, dict[str, jax.Array]]:
-    """Step all N envs; finished ones restart from their slot's pool.
-
-    Returns ``(obs, state, reward, done, info)``; ``info`` holds ``success``, ``completed``
-    (a success in a slot that pays the completion bonus) and ``length`` (the episode's steps so
-    far, before the reset).
-    """
-    state, reward, success, done = transition(state, action)
-    completed = success & slots.pays_bonus[state.env_slot]
-    info = {"success": success, "completed": completed, "length": state.time}
-    obs, state = restart(key, state, done, slots)
-    return obs, state, reward, done, info
+    """One step, no reset (``key`` unused). ``info``: ``success`` and ``completed`` (the goal
+    reached by this step) and ``length`` (the episode's steps so far)."""
+    pos, direction = move(state.walls, state.pos, state.dir, action)
+    time = state.time + 1
+    success = jnp.all(pos == state.goal)
+    reward = jnp.where(success, goal_reward(time), 0.0)
+    done = success | (time >= min(params.max_steps, MAX_STEPS))
+    state = replace(state, pos=pos, dir=direction, time=time)
+    info = {"success": success, "completed": success, "length": time}
+    return observe(state), state, reward, done, info
 
 
 def success_at_reset(state: MazeState) -> jax.Array:
-    """(N,) the agent already stands on the goal (a broken level)."""
-    return jnp.all(state.pos == state.goal, axis=1)
-
-
-def single_level_slots(pool: MazePool) -> LevelSlots:
-    """A pool as one slot of its own size (no bonus): rollouts and evaluation play it."""
-    return make_slots([pool], pool.size, [False])
-
-
-def pool_state(pool: MazePool) -> MazeState:
-    """One env per pool instance, each at its instance's start (for rollouts and evaluation)."""
-    n = pool.size
-    return MazeState(
-        walls=jnp.asarray(pool.walls.astype(bool)),
-        pos=jnp.asarray(pool.start_pos.astype(np.int32)),
-        dir=jnp.asarray(pool.start_dir.astype(np.int32)),
-        goal=jnp.asarray(pool.goal_pos.astype(np.int32)),
-        time=jnp.zeros((n,), jnp.int32),
-        env_slot=jnp.zeros((n,), jnp.int32),
-    )
+    """The agent already stands on the goal (a broken level)."""
+    return jnp.all(state.pos == state.goal)

@@ -19,6 +19,7 @@ solved in the game. An instance that starts on its goal counts as solved at rese
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -56,9 +57,13 @@ def oracle_action(dist: jax.Array, pos: jax.Array, direction: jax.Array) -> jax.
 @functools.cache
 def _compiled(steps: int) -> Callable[..., dict[str, dict[str, jax.Array]]]:
     def play(
-        key: jax.Array, start: engine.MazeState, dist: jax.Array, oracle: bool, limit: int
+        key: jax.Array, pool: engine.MazeParams, dist: jax.Array, oracle: bool, limit: int
     ) -> dict[str, jax.Array]:
-        n = start.pos.shape[0]
+        params = dataclasses.replace(pool, max_steps=limit)
+        n = params.start_dir.shape[0]
+        # One env per pool instance; the maze's reset and step draw nothing (the key is unused).
+        _, start = jax.vmap(engine.reset, in_axes=(None, 0))(key, params)
+        step = jax.vmap(engine.step, in_axes=(None, 0, 0, 0))
 
         def running(carry: tuple) -> jax.Array:
             t, _, live, *_ = carry
@@ -71,8 +76,8 @@ def _compiled(steps: int) -> Callable[..., dict[str, dict[str, jax.Array]]]:
                 action = jax.vmap(oracle_action)(dist, state.pos, state.dir)
             else:
                 action = jax.random.randint(k_act, (n,), 0, engine.NUM_ACTIONS)
-            state, reward, success, done = engine.transition(state, action, limit)
-            won = won | (live & success)
+            _, state, reward, done, info = step(k_act, state, action, params)
+            won = won | (live & info["success"])
             ret = ret + jnp.where(live, reward, 0.0)
             length = length + live
             return t + 1, state, live & ~done, won, ret, length, key
@@ -83,11 +88,12 @@ def _compiled(steps: int) -> Callable[..., dict[str, dict[str, jax.Array]]]:
         _, _, _, won, ret, length, _ = jax.lax.while_loop(running, turn, carry)
         return {"success": won, "return": ret, "length": length}
 
-    def run(key: jax.Array, start: engine.MazeState, dist: jax.Array) -> dict[str, Any]:
+    def run(key: jax.Array, pool: engine.MazeParams, dist: jax.Array) -> dict[str, Any]:
+        _, start = jax.vmap(engine.reset, in_axes=(None, 0))(key, pool)
         return {
-            "at_reset": engine.success_at_reset(start),
-            "random": play(key, start, dist, False, min(steps, MAX_STEPS)),
-            "oracle": play(key, start, dist, True, MAX_STEPS),
+            "at_reset": jax.vmap(engine.success_at_reset)(start),
+            "random": play(key, pool, dist, False, min(steps, MAX_STEPS)),
+            "oracle": play(key, pool, dist, True, MAX_STEPS),
         }
 
     return jax.jit(run)
@@ -112,7 +118,7 @@ class MazeRollouts:
             ]
         )
         results: dict[str, Any] = jax.device_get(
-            self._run(jax.random.PRNGKey(seed), engine.pool_state(maze), jnp.asarray(dist))
+            self._run(jax.random.PRNGKey(seed), engine.pool_params(maze), jnp.asarray(dist))
         )
         random, oracle = results["random"], results["oracle"]
         lengths = shortest_paths(pool)

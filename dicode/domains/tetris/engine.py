@@ -1,15 +1,15 @@
 """The Tetris environment as pure JAX functions (gymnax style), compiled once for every level.
 
-API (all jit- and vmap-friendly, static shapes):
+API (``dicode.environment``'s interface; jit- and vmap-friendly, static shapes):
 
-- ``reset(key, params, level=None) -> (obs, state)``: start a game on ``level`` (a
-  ``TetrisLevel``; the standard empty-board game when None).
-- ``reset_from_pool(key, pool, params) -> (obs, state)``: pick one instance of a stacked pool
-  (leading axis K) uniformly at random, then ``reset`` on it.
+- ``reset(key, params) -> (obs, state)``: start a game on ``params.level`` (one
+  ``TetrisLevel`` instance of a pool; the standard empty-board game when None).
 - ``step(key, state, action, params) -> (obs, state, reward, done, info)``: place the current
   piece with a placement action (see ``placements``; a legacy action when
   ``params.legacy_actions``). ``info``: ``lines`` (cleared by this step), ``total_lines``,
-  ``pieces`` (placed so far), ``game_over``, ``success``.
+  ``pieces`` (placed so far), ``game_over``, ``success`` (the goal holds) and ``completed``
+  (this placement met the goal: never on a game already decided, so not for a level solved
+  at reset).
 - ``success(state)``: the level's goal is met (semantics in ``schema.TetrisLevel``).
 
 Rules:
@@ -51,15 +51,18 @@ from dicode.domains.tetris.schema import (
 
 @flax.struct.dataclass
 class EnvParams:
-    """Rule parameters. Shape-defining fields are static (a change means a new compile)."""
+    """The level (data) and the fixed rules. The rules are static (a change is a new compile),
+    so a batch of params is the level's arrays alone: slots vmap over it."""
 
+    level: TetrisLevel | None = None  # one pool instance; None: the standard game
     width: int = flax.struct.field(pytree_node=False, default=BOARD_WIDTH)
     height: int = flax.struct.field(pytree_node=False, default=BOARD_HEIGHT)
     legacy_actions: bool = flax.struct.field(pytree_node=False, default=False)
     seven_bag: bool = flax.struct.field(pytree_node=False, default=False)
-    piece_reward: float = 1.0  # per placed piece
-    line_reward: float = 10.0  # times lines cleared squared
-    game_over_reward: float = 0.0  # added on the step that ends the game
+    piece_reward: float = flax.struct.field(pytree_node=False, default=1.0)  # per placed piece
+    line_reward: float = flax.struct.field(pytree_node=False, default=10.0)  # × lines cleared²
+    # Added on the step that ends the game.
+    game_over_reward: float = flax.struct.field(pytree_node=False, default=0.0)
 
 
 @flax.struct.dataclass
@@ -163,10 +166,9 @@ def _check_level(level: TetrisLevel, params: EnvParams) -> None:
         )
 
 
-def reset(
-    key: jax.Array, params: EnvParams, level: TetrisLevel | None = None
-) -> tuple[Observation, EnvState]:
-    """Start a game on ``level`` (default: the standard game, empty board, uniform pieces)."""
+def reset(key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
+    """Start a game on ``params.level`` (None: the standard game, empty board, uniform pieces)."""
+    level = params.level
     if level is None:
         level = target_level(params.height, params.width)
     _check_level(level, params)
@@ -192,17 +194,6 @@ def reset(
     )
     state = dataclasses.replace(state, done=state.done | _goal_decided(state))
     return observe(state, params), state
-
-
-def reset_from_pool(
-    key: jax.Array, pool: TetrisLevel, params: EnvParams
-) -> tuple[Observation, EnvState]:
-    """Reset on one instance of a stacked pool (leading axis K), chosen uniformly."""
-    key_pick, key_reset = jax.random.split(key)
-    size = pool.board.shape[0]
-    index = jax.random.randint(key_pick, (), 0, size)
-    level = jax.tree_util.tree_map(lambda x: x[index], pool)
-    return reset(key_reset, params, level)
 
 
 def step(
@@ -246,5 +237,6 @@ def step(
         "pieces": new_state.pieces,
         "game_over": new_state.game_over,
         "success": success(new_state),
+        "completed": success(new_state) & ~frozen,
     }
     return observe(new_state, params), new_state, reward, new_state.done, info

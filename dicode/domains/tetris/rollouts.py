@@ -12,6 +12,7 @@ policy (recorded, never used as gates).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -37,7 +38,7 @@ def _play(
 
     def game(key: jax.Array, level: TetrisLevel) -> dict[str, jnp.ndarray]:
         key_reset, key_play = jax.random.split(key)
-        _, state = engine.reset(key_reset, params, level)
+        _, state = engine.reset(key_reset, dataclasses.replace(params, level=level))
         at_reset = {"solved": engine.success(state), "blocked": state.game_over}
 
         def running(carry: tuple[engine.EnvState, jnp.ndarray, jax.Array]) -> jnp.ndarray:

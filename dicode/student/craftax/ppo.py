@@ -6,10 +6,11 @@ arXiv:1506.02438), PureJaxRL (Lu et al. 2022), the Craftax paper's PPO-RNN basel
 et al. 2024), GTrXL (Parisotto et al. 2020, arXiv:1910.06764). The memory — a GRU state or the
 GTrXL's window of past step embeddings — is whatever ``networks.make_network`` gives; the rollout
 carries it step by step, the update replays whole sequences from the rollout's first memory.
-Environment: ``dicode.domains.craftax.engine`` — S slots x E envs, resets from
-each slot's pool, rule multipliers, goals (a goal level goes on as an ordinary game after its
-goal) — wrapped with the completion bonus (``dicode.student.bonus``, ``CRAFTAX_BONUS``), ``R̄``
-(the target's running mean return) an argument (data) of every iteration. Per-level statistics
+Environment: ``dicode.domains.craftax.engine`` (one env, ``dicode.environment``'s interface:
+rule multipliers, goals; a goal level goes on as an ordinary game after its goal) wrapped with
+the completion bonus (``dicode.student.bonus``, ``CRAFTAX_BONUS``; ``R̄``, the target's running
+mean return, an argument — data — of every iteration) and stepped over S slots x E envs by
+``level_slots`` (finished envs restart from their slot's pool). Per-level statistics
 count a level's attempt at its goal (ended by the success, or by the episode's end without one).
 
 Observation: Craftax's symbolic observation ++ the slot's goal multi-hot (8335 floats).
@@ -26,10 +27,12 @@ import flax.struct
 import jax
 import jax.numpy as jnp
 import optax
+from craftax.craftax.craftax_state import EnvState
 from flax.training.train_state import TrainState
 
-from dicode.domains.craftax import engine
-from dicode.student.bonus import BonusConfig, with_completion_bonus
+from dicode.domains.craftax import engine, level_slots
+from dicode.domains.craftax.engine import CraftaxParams
+from dicode.student.bonus import BonusConfig, BonusParams, CompletionBonus
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.networks import apply_policy, make_network
 from dicode.student.gae import gae
@@ -40,7 +43,7 @@ from dicode.student.tally import SlotStats, env_slots, slot_stats
 #: k = 2, capped at the target's running mean return (≈ 4.5 at 1M steps, against the paper's
 #: 20 or more), at least ε = 0.1 (a tenth of the least achievement: one health point's reward).
 CRAFTAX_BONUS = BonusConfig(floor=20.0, scale=2.0, least=0.1)
-_STEP = with_completion_bonus(engine.step, CRAFTAX_BONUS)
+_ENV = CompletionBonus(engine, CRAFTAX_BONUS)
 
 
 @flax.struct.dataclass
@@ -48,7 +51,7 @@ class RunnerState:
     """Everything the update carries from one iteration to the next."""
 
     train: TrainState
-    env: engine.EngineState  # N envs, each bound to a slot
+    env: EnvState  # N envs (leading axis); env i plays slot ``env_slots(S, E)[i]``
     obs: jnp.ndarray  # (N, OBS_SIZE) current observations
     starts: jnp.ndarray  # (N,) bool: the current observation begins an episode (memory reset)
     hidden: Any  # the memory: (N, H) GRU state, or a GTrXL ``Memory`` (leading axis N)
@@ -84,7 +87,7 @@ class Trainer:
     def __post_init__(self) -> None:
         self.network = make_network(self.config, engine.NUM_ACTIONS)
         self.iterate = jax.jit(self._iterate)
-        self._reset = jax.jit(engine.reset)
+        self._reset = jax.jit(level_slots.reset)
 
     def _optimizer(self) -> optax.GradientTransformation:
         c = self.config
@@ -94,7 +97,7 @@ class Trainer:
             lr = optax.linear_schedule(c.learning_rate, 0.0, updates)
         return optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
 
-    def init(self, seed: int, slots: engine.LevelSlots) -> RunnerState:
+    def init(self, seed: int, slots: CraftaxParams) -> RunnerState:
         rng, k_net = jax.random.split(jax.random.PRNGKey(seed))
         train = self.init_train(k_net)
         rng, fields = self._start_envs(rng, slots)
@@ -111,14 +114,12 @@ class Trainer:
         # A strongly typed step (not Python's 0) is what a checkpoint restores: same compile.
         return replace(train, step=jnp.zeros((), jnp.int32))
 
-    def restart(self, runner: RunnerState, slots: engine.LevelSlots) -> RunnerState:
+    def restart(self, runner: RunnerState, slots: CraftaxParams) -> RunnerState:
         """Every env starts a new episode on its slot; memories and episode sums are zeroed."""
         rng, fields = self._start_envs(runner.rng, slots)
         return jax.device_put(replace(runner, rng=rng, **fields), jax.devices()[0])
 
-    def _start_envs(
-        self, rng: jax.Array, slots: engine.LevelSlots
-    ) -> tuple[jax.Array, dict[str, Any]]:
+    def _start_envs(self, rng: jax.Array, slots: CraftaxParams) -> tuple[jax.Array, dict[str, Any]]:
         rng, k_reset = jax.random.split(rng)
         c = self.config
         obs, env = self._reset(k_reset, slots, env_slots(c.num_slots, c.envs_per_slot))
@@ -136,19 +137,24 @@ class Trainer:
     def _iterate(
         self,
         runner: RunnerState,
-        slots: engine.LevelSlots,
+        slots: CraftaxParams,
         slot_reset: jnp.ndarray,
         r_prev: jnp.ndarray,
     ) -> tuple[RunnerState, SlotStats, dict[str, jnp.ndarray]]:
         self.trace_count += 1  # runs only while tracing: counts compilations
         c = self.config
-        slot_of_env = runner.env.env_slot
+        slot_of_env = env_slots(c.num_slots, c.envs_per_slot)
+        n = c.num_envs
+        pays = jnp.ones((n,), bool)  # every slot pays (the target game has no goal to complete)
+
+        def with_bonus(levels: CraftaxParams) -> BonusParams[CraftaxParams]:
+            return BonusParams(levels, jnp.full((n,), r_prev), pays)
 
         # Envs whose slot received a new level start over on it: their first observation starts
         # an episode, so the memory resets (GRU zeroed, GTrXL's past hidden) as after a done.
         rng, k_reset = jax.random.split(runner.rng)
         renew = slot_reset[slot_of_env]
-        obs, env_state = engine.restart(k_reset, runner.env, renew, slots)
+        obs, env_state = level_slots.restart(k_reset, runner.env, renew, slots, slot_of_env)
         starts = runner.starts | renew
         ep_ret = jnp.where(renew, 0.0, runner.episode_return)
         ep_len = jnp.where(renew, 0, runner.episode_length)
@@ -163,8 +169,8 @@ class Trainer:
             logits, value = logits[0], value[0]
             action = jax.random.categorical(k_act, logits)
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], 1)[:, 0]
-            next_obs, env_state, reward, done, info = _STEP(
-                k_step, env_state, action, slots, r_prev
+            next_obs, env_state, reward, done, info = level_slots.step(
+                k_step, env_state, action, slots, slot_of_env, _ENV, with_bonus
             )
             ep_ret = ep_ret + info["engine_reward"]
             ep_len = ep_len + 1

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax.training.train_state import TrainState
 
-from dicode.domains.craftax import engine
+from dicode.domains.craftax import level_slots
 from dicode.domains.craftax.bundle import CraftaxBundle
 from dicode.domains.craftax.state_codec import arrays_to_state
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
@@ -71,15 +71,17 @@ class CraftaxSlotTrainer(LayoutTrainer):
         self.ppo = Trainer(config)
         self.target = TargetPool(config.seed, config.pool_size)
         self.on_target = [True] * config.num_slots
-        self.slots = engine.make_slots([self.target.bundle()] * config.num_slots, config.pool_size)
+        self.slots = level_slots.make_slots(
+            [self.target.bundle()] * config.num_slots, config.pool_size
+        )
         self.runner: RunnerState = self.ppo.init(config.seed, self.slots)
-        self._write_slot = jax.jit(engine.write_slot)
-        self._write_entries = jax.jit(engine.write_pool_entries)
+        self._write_slot = jax.jit(level_slots.write_slot)
+        self._write_entries = jax.jit(level_slots.write_pool_entries)
         self._evaluator: CraftaxEvaluator | None = None
 
     def place(self, slot: int, pool: CraftaxBundle | None) -> None:
         chosen = self.target.bundle() if pool is None else pool
-        one = engine.bundle_to_slot(chosen, self.config.pool_size)
+        one = level_slots.bundle_to_slot(chosen, self.config.pool_size)
         self.slots = self._write_slot(self.slots, jnp.int32(slot), one)
         self.on_target[slot] = pool is None
 
@@ -126,7 +128,7 @@ class CraftaxSlotTrainer(LayoutTrainer):
         state, extra = load_checkpoint(path, template)
         self.target = TargetPool(self.config.seed, self.config.pool_size, extra["worlds_generated"])
         self.on_target = [True] * self.config.num_slots
-        self.slots = engine.make_slots(
+        self.slots = level_slots.make_slots(
             [self.target.bundle()] * self.config.num_slots, self.config.pool_size
         )
         runner = replace(r, train=state.train, rng=state.rng, iteration=state.iteration)

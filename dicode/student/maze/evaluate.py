@@ -125,7 +125,7 @@ class MazeEvaluator:
             pools.append(dr_pool(_DR_EVAL_STREAM + seed, range(dr_mazes)))
             maze_index.append(np.full(dr_mazes, -1))
         everything = _concat(pools)
-        self._start = engine.pool_state(everything)
+        self._levels = engine.pool_params(everything, max_steps=self.max_steps)
         self._maze = np.concatenate(maze_index)
         self._paths = shortest_paths(everything.as_dict())
         self._dead_ends = np.asarray([dead_ends(w) for w in everything.walls])
@@ -133,9 +133,12 @@ class MazeEvaluator:
         n = len(self._maze)
         limit = self.max_steps
 
-        def run(params: Any, start: engine.MazeState, key: jax.Array) -> tuple[jax.Array, ...]:
+        def run(params: Any, levels: engine.MazeParams, key: jax.Array) -> tuple[jax.Array, ...]:
             no_reset = jnp.zeros((1, n), bool)
             no_bonus = jnp.zeros((1, n), bool)
+            # The maze's reset and step draw nothing: the key goes to the policy alone.
+            _, start = jax.vmap(engine.reset, in_axes=(None, 0))(key, levels)
+            step = jax.vmap(engine.step, in_axes=(None, 0, 0, 0))
 
             def playing(carry: tuple) -> jax.Array:
                 t, live = carry[0], carry[2]
@@ -143,11 +146,11 @@ class MazeEvaluator:
 
             def advance(carry: tuple) -> tuple:
                 t, state, live, hidden, won, ret, length = carry
-                obs = engine.observe(state)[None]
+                obs = jax.vmap(engine.observe)(state)[None]
                 hidden, logits, _ = apply_policy(network, params, hidden, obs, no_reset, no_bonus)
                 action = jax.random.categorical(jax.random.fold_in(key, t), logits[0])
-                state, reward, success, done = engine.transition(state, action, limit)
-                won = won | (live & success)
+                _, state, reward, done, info = step(key, state, action, levels)
+                won = won | (live & info["success"])
                 ret = ret + jnp.where(live, reward, 0.0)
                 length = length + live
                 return t + 1, state, live & ~done, hidden, won, ret, length
@@ -162,7 +165,7 @@ class MazeEvaluator:
         self._run = jax.jit(run)
 
     def __call__(self, params: Any) -> EvalResult:
-        won, ret, length = jax.device_get(self._run(params, self._start, self._key))
+        won, ret, length = jax.device_get(self._run(params, self._levels, self._key))
         return EvalResult(
             names=self.names,
             maze=self._maze,

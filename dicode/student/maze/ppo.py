@@ -1,9 +1,10 @@
 """PPO with a GRU over maze level slots: one jitted rollout-and-update (PureJaxRL layout).
 
 Papers: PPO (Schulman et al. 2017, arXiv:1707.06347), GAE (Schulman et al. 2016,
-arXiv:1506.02438), PureJaxRL (Lu et al. 2022). Environment: ``dicode.domains.maze.engine`` —
-S slots × E envs, each env resetting from a uniformly drawn layout of its slot's pool — wrapped
-with the completion bonus (``dicode.student.bonus``, ``MAZE_BONUS``) on the slots that pay it,
+arXiv:1506.02438), PureJaxRL (Lu et al. 2022). Environment: ``dicode.domains.maze.engine``
+(one env, ``dicode.environment``'s interface) vmapped over S slots × E envs, each env
+resetting from a uniformly drawn layout of its slot's pool (:class:`MazeSlots`) — wrapped with
+the completion bonus (``dicode.student.bonus``, ``MAZE_BONUS``) on the slots that pay it,
 ``R̄`` (the target's running mean return) an argument (data) of every iteration.
 
 The GRU state is zeroed where an observation starts an episode: after an episode ends, and for
@@ -29,7 +30,8 @@ import optax
 from flax.training.train_state import TrainState
 
 from dicode.domains.maze import engine
-from dicode.student.bonus import BonusConfig, with_completion_bonus
+from dicode.environment import draw_entries, slot_params, where_env
+from dicode.student.bonus import BonusConfig, BonusParams, CompletionBonus
 from dicode.student.gae import gae
 from dicode.student.maze.config import MazePPOConfig
 from dicode.student.maze.networks import MazeActorCritic, apply_policy
@@ -44,7 +46,38 @@ from dicode.student.tally import SlotStats, env_slots, slot_stats
 #: 0.01, d = 1 reached 0.86 / 0.30, the same as without a bonus (0.90 / 0.25); the 20x larger
 #: rewards swamp the value loss and, through the gradient-norm clip, the policy gradient.
 MAZE_BONUS = BonusConfig(floor=1.0, scale=2.0, least=0.1)
-_STEP = with_completion_bonus(engine.step, MAZE_BONUS)
+_ENV = CompletionBonus(engine, MAZE_BONUS)
+
+
+@flax.struct.dataclass
+class MazeSlots:
+    """S level slots: pools of K layouts (leaves ``(S, K, ...)``) and whether each slot's level
+    pays the completion bonus."""
+
+    levels: engine.MazeParams
+    pays_bonus: jax.Array  # (S,) bool
+
+
+def _start(
+    key: jax.Array, slots: MazeSlots, slot_of_env: jax.Array
+) -> tuple[jax.Array, engine.MazeState]:
+    """Every env's start on a uniformly drawn layout of its slot's pool. The maze's reset draws
+    nothing (the drawn layout is the whole start), so the key only draws the layouts."""
+    entries = draw_entries(key, slots.levels, slot_of_env)
+    levels = slot_params(slots.levels, slot_of_env, entries)
+    return jax.vmap(engine.reset, in_axes=(None, 0))(key, levels)
+
+
+def _restart(
+    key: jax.Array,
+    state: engine.MazeState,
+    which: jax.Array,
+    slots: MazeSlots,
+    slot_of_env: jax.Array,
+) -> tuple[jax.Array, engine.MazeState]:
+    """Envs where ``which`` (N,) holds start afresh on their slot; every env's observation."""
+    state = where_env(which, _start(key, slots, slot_of_env)[1], state)
+    return jax.vmap(engine.observe)(state), state
 
 
 @flax.struct.dataclass
@@ -52,7 +85,7 @@ class RunnerState:
     """Everything the update carries from one iteration to the next."""
 
     train: TrainState
-    env: engine.MazeState  # N envs, each bound to a slot
+    env: engine.MazeState  # N envs (leading axis); env i plays slot ``env_slots(S, E)[i]``
     obs: jnp.ndarray  # (N, OBS_SIZE) current observations
     starts: jnp.ndarray  # (N,) bool: the current observation begins an episode (GRU reset)
     hidden: jnp.ndarray  # (N, H) GRU state
@@ -89,12 +122,12 @@ class Trainer:
         c = self.config
         self.network = MazeActorCritic(engine.NUM_ACTIONS, c.embed_size, c.hidden_size)
         self._iterate_jit = jax.jit(self._iterate)
-        self._reset = jax.jit(engine.reset)
+        self._start = jax.jit(_start)
 
     def iterate(
         self,
         runner: RunnerState,
-        slots: engine.LevelSlots,
+        slots: MazeSlots,
         slot_reset: jnp.ndarray,
         r_prev: jnp.ndarray,
         learn: bool = True,
@@ -111,7 +144,7 @@ class Trainer:
             lr = optax.linear_schedule(c.learning_rate, 0.0, updates)
         return optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
 
-    def init(self, seed: int, slots: engine.LevelSlots) -> RunnerState:
+    def init(self, seed: int, slots: MazeSlots) -> RunnerState:
         rng, k_net = jax.random.split(jax.random.PRNGKey(seed))
         train = self.init_train(k_net)
         rng, fields = self._start_envs(rng, slots)
@@ -130,18 +163,16 @@ class Trainer:
         # A strongly typed step (not Python's 0) is what a checkpoint restores: same compile.
         return replace(train, step=jnp.zeros((), jnp.int32))
 
-    def restart(self, runner: RunnerState, slots: engine.LevelSlots) -> RunnerState:
+    def restart(self, runner: RunnerState, slots: MazeSlots) -> RunnerState:
         """Every env starts a new episode on its slot; GRU states and episode sums are zeroed."""
         rng, fields = self._start_envs(runner.rng, slots)
         return jax.device_put(replace(runner, rng=rng, **fields), jax.devices()[0])
 
-    def _start_envs(
-        self, rng: jax.Array, slots: engine.LevelSlots
-    ) -> tuple[jax.Array, dict[str, Any]]:
+    def _start_envs(self, rng: jax.Array, slots: MazeSlots) -> tuple[jax.Array, dict[str, Any]]:
         rng, k_reset = jax.random.split(rng)
         c = self.config
-        obs, env = self._reset(k_reset, slots, env_slots(c.num_slots, c.envs_per_slot))
-        n = self.config.num_envs
+        obs, env = self._start(k_reset, slots, env_slots(c.num_slots, c.envs_per_slot))
+        n = c.num_envs
         return rng, {
             "env": env,
             "obs": obs,
@@ -154,20 +185,24 @@ class Trainer:
     def _iterate(
         self,
         runner: RunnerState,
-        slots: engine.LevelSlots,
+        slots: MazeSlots,
         slot_reset: jnp.ndarray,
         r_prev: jnp.ndarray,
         learn: jnp.ndarray,
     ) -> tuple[RunnerState, SlotStats, dict[str, jnp.ndarray]]:
         self.trace_count += 1  # runs only while tracing: counts compilations
         c = self.config
-        slot_of_env = runner.env.env_slot
+        slot_of_env = env_slots(c.num_slots, c.envs_per_slot)
         bonus_slot = slots.pays_bonus[slot_of_env]
+        n = c.num_envs
+        # The step reads only the params' static step cap (each env carries its own layout).
+        levels = slot_params(slots.levels, slot_of_env, jnp.zeros((n,), jnp.int32))
+        step_params = BonusParams(levels, jnp.full((n,), r_prev), bonus_slot)
 
         # Envs whose slot received a new level start over on it, with a fresh GRU state.
         rng, k_reset = jax.random.split(runner.rng)
         renew = slot_reset[slot_of_env]
-        obs, env_state = engine.restart(k_reset, runner.env, renew, slots)
+        obs, env_state = _restart(k_reset, runner.env, renew, slots, slot_of_env)
         starts = runner.starts | renew
         ep_ret = jnp.where(renew, 0.0, runner.episode_return)
         params = runner.train.params
@@ -182,9 +217,11 @@ class Trainer:
             logits, value = logits[0], value[0]
             action = jax.random.categorical(k_act, logits)
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], 1)[:, 0]
-            next_obs, env_state, reward, done, info = _STEP(
-                k_step, env_state, action, slots, r_prev
+            _, env_state, reward, done, info = jax.vmap(_ENV.step, in_axes=(None, 0, 0, 0))(
+                k_step, env_state, action, step_params
             )
+            # Finished envs restart on their slot (the step's key draws their layouts).
+            next_obs, env_state = _restart(k_step, env_state, done, slots, slot_of_env)
             ep_ret = ep_ret + info["engine_reward"]
             finished = (
                 done,

@@ -35,7 +35,7 @@ from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
 from dicode.student.maze.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED, MazePPOConfig
 from dicode.student.maze.evaluate import MazeEvaluator
-from dicode.student.maze.ppo import RunnerState, Trainer
+from dicode.student.maze.ppo import MazeSlots, RunnerState, Trainer
 from dicode.student.tally import EpisodeTally, slot_tallies
 
 # Offset of the training DR stream from the run seed (apart from the evaluation's streams).
@@ -123,10 +123,12 @@ class MazeSlotTrainer(LayoutTrainer):
         self.runner: RunnerState = self.ppo.init(config.seed, self.slots)
         self._stale = False
 
-    def _device_slots(self) -> engine.LevelSlots:
+    def _device_slots(self) -> MazeSlots:
         pools = [self.target.pool if level is None else level for level in self.levels]
         bonus = [level is not None and self.levels_pay_bonus for level in self.levels]
-        slots = engine.make_slots(pools, self.config.pool_size, bonus)
+        slots = MazeSlots(
+            engine.make_slots(pools, self.config.pool_size), jnp.asarray(np.asarray(bonus, bool))
+        )
         return jax.device_put(slots, jax.devices()[0])
 
     def place(self, slot: int, pool: MazePool | None) -> None:

@@ -17,6 +17,7 @@ levels plays the target game exactly as one that never saw a goal.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import flax.struct
@@ -70,7 +71,7 @@ def state_context(state: engine.EnvState) -> jnp.ndarray:
 
 def reset(key: jax.Array, level: TetrisLevel) -> engine.EnvState:
     """A fresh game on one level instance."""
-    return engine.reset(key, PARAMS, level)[1]
+    return engine.reset(key, dataclasses.replace(PARAMS, level=level))[1]
 
 
 def observe(state: engine.EnvState) -> Obs:

@@ -1,9 +1,10 @@
 """PPO over level slots: one jitted rollout-and-update (PureJaxRL layout, CleanRL clarity).
 
 Papers: PPO (Schulman et al. 2017, arXiv:1707.06347), GAE (Schulman et al. 2016,
-arXiv:1506.02438), PureJaxRL (Lu et al. 2022). DiCode's completion bonus
-(``dicode.student.bonus``, in the reward's units: ``bonus_config``) is paid on success, with
-``R̄`` (the target's running mean return) passed in as data every iteration.
+arXiv:1506.02438), PureJaxRL (Lu et al. 2022). The engine steps through DiCode's completion
+bonus wrapper (``dicode.student.bonus``, in the reward's units: ``bonus_config``), which pays
+on the placement that meets a goal, with ``R̄`` (the target's running mean return) passed in
+as data every iteration.
 
 Layout: S level *slots* x E environments. ``slots`` is a :class:`TetrisLevel` whose leaves carry
 two leading axes ``(S, K)``: slot s holds a pool of K initial states and each of its E
@@ -23,8 +24,10 @@ import jax.numpy as jnp
 import optax
 from flax.training.train_state import TrainState
 
+from dicode.domains.tetris import engine
 from dicode.domains.tetris.schema import TetrisLevel
-from dicode.student.bonus import BonusConfig, completion_bonus
+from dicode.environment import draw_entries, slot_params, where_env
+from dicode.student.bonus import BonusConfig, BonusParams, CompletionBonus
 from dicode.student.gae import gae
 from dicode.student.losses import clipped_surrogate
 from dicode.student.tally import SlotStats, env_slots, slot_stats
@@ -83,22 +86,9 @@ def _slot_of_env(config: PPOConfig) -> jnp.ndarray:
 
 def _reset_states(key: jnp.ndarray, slots: TetrisLevel, slot_of_env: jnp.ndarray) -> Any:
     """Reset every environment from a uniformly drawn entry of its slot's pool."""
-    n = slot_of_env.shape[0]
-    pool_size = slots.goal_lines.shape[1]
     k_pick, k_reset = jax.random.split(key)
-    entry = jax.random.randint(k_pick, (n,), 0, pool_size)
-    levels = jax.tree_util.tree_map(lambda x: x[slot_of_env, entry], slots)
-    return jax.vmap(env.reset)(jax.random.split(k_reset, n), levels)
-
-
-def _where_env(mask: jnp.ndarray, a: Any, b: Any) -> Any:
-    """Per-environment select over two batched pytrees."""
-
-    def pick(x: jnp.ndarray, y: jnp.ndarray) -> jnp.ndarray:
-        m = mask.reshape(mask.shape + (1,) * (x.ndim - 1))
-        return jnp.where(m, x, y)
-
-    return jax.tree_util.tree_map(pick, a, b)
+    levels = slot_params(slots, slot_of_env, draw_entries(k_pick, slots, slot_of_env))
+    return jax.vmap(env.reset)(jax.random.split(k_reset, slot_of_env.shape[0]), levels)
 
 
 @dataclass
@@ -115,6 +105,7 @@ class Trainer:
 
     def __post_init__(self) -> None:
         self.network = make_network(self.config)
+        self.env = CompletionBonus(engine, bonus_config(self.config))
         # One optimiser object: it is static in the runner, so a new one per init would
         # recompile `iterate` for every runner this trainer starts.
         self.optimizer = self._optimizer()
@@ -193,11 +184,14 @@ class Trainer:
         # Environments whose slot received a new level start over on it.
         rng, k_reset = jax.random.split(runner.rng)
         renew = slot_reset[slot_of_env]
-        env_state = _where_env(renew, _reset_states(k_reset, slots, slot_of_env), runner.env_state)
+        env_state = where_env(renew, _reset_states(k_reset, slots, slot_of_env), runner.env_state)
         obs = jax.vmap(env.observe)(env_state)
         ep_ret = jnp.where(renew, 0.0, runner.episode_return)
         ep_len = jnp.where(renew, 0, runner.episode_length)
         params = runner.train.params
+        # The step reads the level from the state; every slot pays the bonus on completion.
+        n = c.num_envs
+        step_params = BonusParams(env.PARAMS, jnp.full((n,), r_prev), jnp.ones((n,), bool))
 
         def env_step(carry: tuple, _: Any) -> tuple[tuple, tuple[_Step, tuple]]:
             env_state, obs, ep_ret, ep_len, rng = carry
@@ -207,29 +201,28 @@ class Trainer:
             log_prob = jax.nn.log_softmax(logits)[jnp.arange(c.num_envs), action]
             keys = jax.random.split(k_step, c.num_envs)
             placement = obs.placement[jnp.arange(c.num_envs), action]
-            next_state, reward, terminated, info = jax.vmap(env.step)(keys, env_state, placement)
-            ep_ret = ep_ret + reward
+            _, next_state, reward, terminated, info = jax.vmap(self.env.step)(
+                keys, env_state, placement, step_params
+            )
+            ep_ret = ep_ret + info["engine_reward"]
             ep_len = ep_len + 1
             truncated = (ep_len >= c.train_piece_cap) & ~terminated
             done = terminated | truncated
-            # Only a goal reached by this placement pays (not a level already solved at reset).
-            achieved = info["success"] & ~env_state.done
-            bonus = completion_bonus(achieved, r_prev, bonus_config(c))
             # A truncated episode is not a loss: bootstrap from the value of where it stopped.
             stop_context = jax.vmap(env.state_context)(next_state)
             stop_value = self._value(params, next_state.board, stop_context)
-            shaped = (reward + bonus) * c.reward_scale
+            shaped = reward * c.reward_scale  # the engine's reward + the bonus
             shaped = shaped + jnp.where(truncated, c.gamma * stop_value, 0.0)
             finished = (
-                bonus,
+                info["bonus"],
                 done,
-                achieved,
+                info["completed"],
                 jnp.where(done, ep_ret, 0.0),
                 jnp.where(done, info["total_lines"], 0),
                 jnp.where(done, ep_len, 0),
             )
             reset_state = _reset_states(k_reset, slots, slot_of_env)
-            next_state = _where_env(done, reset_state, next_state)
+            next_state = where_env(done, reset_state, next_state)
             next_obs = jax.vmap(env.observe)(next_state)
             ep_ret = jnp.where(done, 0.0, ep_ret)
             ep_len = jnp.where(done, 0, ep_len)
