@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dicode import domains
-from dicode.domains.craftax import engine
+from dicode.domains.craftax import level_slots
 from dicode.domains.craftax.level_checks import pool_to_bundle
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.levels.pipeline import Validator
@@ -48,7 +48,7 @@ def test_seed_levels_are_accepted_and_engine_ready(validator: Validator, name: s
     assert bundle.description.strip()
     craftax_bundle = pool_to_bundle(bundle.pool)
     assert sorted(craftax_bundle.goal_names) == sorted(bundle.goal)
-    engine.make_slots([craftax_bundle], POOL)  # the engine accepts what the sandbox made
+    level_slots.make_slots([craftax_bundle], POOL)  # the engine accepts what the sandbox made
     # The base worlds came from the parent: the same seed gives the same worlds.
     again = validator.validate(seed_level_source(name), seed=3).bundle
     assert again is not None and again.content_hash == bundle.content_hash
