@@ -2,6 +2,6 @@
 
 Modules: ``schema`` (state schema, ``TetrisLevel``), ``pieces`` (shapes and SRS rotation
 states), ``placements`` (the 4·W placement action space, legality, batched afterstates),
-``engine`` (``reset`` / ``reset_from_pool`` / ``step`` / ``success``), ``legacy`` (the field
-report's 40-action encoding). See ``docs/tetris.md``.
+``engine`` (``reset`` / ``step`` / ``success``: ``dicode.environment``'s interface),
+``legacy`` (the field report's 40-action encoding). See ``docs/tetris.md``.
 """
