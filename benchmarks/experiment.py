@@ -35,8 +35,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import shlex
-import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -45,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.experiments_catalog import EXPERIMENTS, Experiment, Variant
-from benchmarks.run_figures import headline_figures, record_digest, summarise
+from benchmarks.run_figures import command_line, headline_figures, record_digest, summarise
 from dicode.provenance import FIGURES, provenance
 from services.curricula import UED_METHODS, MethodResult, run_method
 
@@ -107,11 +105,6 @@ def record(
         "provenance": provenance(),
     }
     return entry | {"digest": record_digest(entry)}
-
-
-def command_line(argv: list[str] | None = None) -> str:
-    """The command as typed (the runner's own ``sys.argv``), for every record it writes."""
-    return "PYTHONPATH=$PWD python " + shlex.join(sys.argv if argv is None else argv)
 
 
 # ----------------------------------------------------------------------------- running

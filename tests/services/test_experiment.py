@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.experiment import command_line, record, run_experiment
+from benchmarks.experiment import record, run_experiment
 from benchmarks.experiments_catalog import Experiment, Variant
 from benchmarks.results_tables import section, target_share
 from benchmarks.run_figures import (
     Ablation,
+    command_line,
     edited,
     excludes_zero,
     headline_figures,
