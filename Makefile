@@ -45,7 +45,7 @@ run: $(STAMP) sandbox
 	$(BIN)/dicode run --profile quick
 
 # Two pytest-xdist workers: much of the suite waits on subprocesses, servers and the sandbox.
-# Tests that start a Ray cluster share one worker (tests/conftest.py). TEST_WORKERS=0: serial.
+# A file stays on one worker; the chaos cases share one (tests/conftest.py). TEST_WORKERS=0: serial.
 TEST_WORKERS ?= 2
 test: $(STAMP) sandbox browser
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25

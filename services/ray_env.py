@@ -50,6 +50,9 @@ def start_local_ray(
     if auth is not None:
         os.environ["RAY_AUTH_MODE"] = auth
     context = ray.init(
+        # "local": a cluster of its own; without an address ray.init joins any cluster that
+        # another process runs on this machine (found through /tmp/ray).
+        address="local",
         num_cpus=num_cpus,
         resources=resources or None,
         include_dashboard=dashboard,

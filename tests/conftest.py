@@ -69,13 +69,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Groups for pytest-xdist's ``--dist loadgroup`` (``make test`` runs two workers).
 
     A test file stays on one worker, so its module fixtures (compiled networks, servers) are
-    built once. Every test that starts a local Ray cluster or kills service processes (markers
-    ``ray_cluster`` and ``chaos``) shares one worker: two Ray clusters on one machine contend
-    for the dashboard's fixed port, and the chaos cases measure recovery times.
+    built once. The chaos cases (marker ``chaos``) share one worker: they kill processes,
+    restart a database and fill a disk, and each measures how the services recover.
     """
     for item in items:
-        if item.get_closest_marker("ray_cluster") or item.get_closest_marker("chaos"):
-            group = "ray_cluster"
-        else:
-            group = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        chaos = item.get_closest_marker("chaos") is not None
+        item.add_marker(
+            pytest.mark.xdist_group("chaos" if chaos else item.nodeid.split("::", 1)[0])
+        )

@@ -33,7 +33,7 @@ from tests.services.conftest import ServerThread, wait_for
 
 # Compiles (trainer, evaluator, sandbox rollouts) take ≈ 2 min alone and far longer on a loaded
 # machine; the waits below are bounded on their own, so the test's overall limit is wider.
-pytestmark = [pytest.mark.slow, pytest.mark.ray_cluster, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 # The tiny Craftax student of tests/craftax with 4 slots (the target and three levels, so the seven
 # seed levels are trained within three sessions and the generated ones right after).

@@ -19,7 +19,7 @@ from services.student.sessions import SESSION_EVENT
 from services.student.target import TARGET_EVENT
 from tests.services.conftest import TINY, new_run, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.ray_cluster]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from services.ray_env import actor_runtime_env
 from services.student.actors import EvaluatorActor, StudentActor
 from tests.services.conftest import TINY, new_run, wait_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.ray_cluster]
+pytestmark = pytest.mark.postgres
 
 # The roles' resources, as deploy/k8s/raycluster.yaml gives them to its worker groups.
 PLACEMENT = Placement(

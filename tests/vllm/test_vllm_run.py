@@ -21,7 +21,7 @@ from dicode.llm.client import ENV_MODEL, ENV_URL
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from tests.support.vllm_server import Endpoint
 
-pytestmark = [pytest.mark.vllm, pytest.mark.ray_cluster]
+pytestmark = pytest.mark.vllm
 MINUTES = float(os.environ.get("DICODE_VLLM_RUN_MINUTES", "4"))
 RUN_MAX_TOKENS = 256
 
