@@ -32,7 +32,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.mark.timeout(int(MINUTES * 60) + 600)
+@pytest.mark.timeout(int(MINUTES * 60) + 1020)
 def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path) -> None:
     env = dict(os.environ)
     env[ENV_URL], env[ENV_MODEL] = vllm_server.base_url, vllm_server.served_name
@@ -45,9 +45,10 @@ def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path)
         "--minutes", f"{MINUTES:g}", "--name", "vllm-llm", "--runs-dir", str(tmp_path),
         "--port", str(_free_port()), "--no-dashboard",
     ]  # fmt: skip
-    # Bounded: the run stops itself after MINUTES; the rest is start-up and shutdown.
+    # Bounded: the run stops itself after MINUTES; the rest is start-up (Ray, the compiles of a
+    # fresh machine) and shutdown: 440 s in all on a quiet machine, over 12 min once under load.
     done = subprocess.run(
-        command, env=env, capture_output=True, text=True, timeout=MINUTES * 60 + 480
+        command, env=env, capture_output=True, text=True, timeout=MINUTES * 60 + 900
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     last = done.stdout.strip().splitlines()[-1]
