@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from archive_db.aggregates.feed import levels_changed, log_changes
 from archive_db.models import STATUS_LETTERS, Level
 from archive_db.records import content_hash
 from dicode.provenance import ROOT, write_figures
+from tests.support.local_server import free_port
 
 TARGET_P95_MS = 50.0
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -95,12 +95,6 @@ def build_archive(url: str, n: int, seed: int) -> float:
         conn.execute(text("VACUUM ANALYZE levels" if repo.sessions.postgres else "ANALYZE"))
     repo.close()
     return elapsed
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager

@@ -51,9 +51,10 @@ import numpy as np
 
 from archive_db import ArchiveRepository
 from archive_db.records import NewAttempt
-from benchmarks.api_listing import RUN, api_server, build_archive, free_port, postgres_schema
+from benchmarks.api_listing import RUN, api_server, build_archive, postgres_schema
 from benchmarks.main_job import main_job
 from dicode.provenance import ROOT, write_figures
+from tests.support.local_server import free_port
 
 ANCHOR_ROUTE = "levels page"
 ANCHOR_P95_MS = 100.0

@@ -28,7 +28,8 @@ from archive_db import ArchiveRepository
 from archive_db.engine import create_archive_engine
 from dicode.settings import RunSettings
 from services.ray_env import jax_cache_env
-from tests.services.conftest import TINY, free_port, wait_for
+from tests.services.conftest import TINY, wait_for
+from tests.support.local_server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))

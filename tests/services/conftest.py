@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +15,7 @@ from dicode.archive.config import ArchiveConfig
 from dicode.levels.pipeline import Validator
 from dicode.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
 from dicode.student.tetris.config import PPOConfig
+from tests.support.local_server import free_port
 
 # Small enough to compile and train in seconds on 2 busy cores.
 TINY = RunSettings(
@@ -64,12 +64,6 @@ def validator() -> Iterator[Validator]:
         domains.get("tetris"), pool_size=g.pool_size, warm=1, rollout_steps=g.rollout_steps
     ) as v:
         yield v
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class ServerThread:

@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from tests.services.conftest import free_port, wait_for
+from tests.services.conftest import wait_for
+from tests.support.local_server import free_port
 from tests.support.site_check import crawl_pages, fetch
 
 # ~2.5 min on a loaded 2-core machine (three worlds validated with rollouts); `make test` and

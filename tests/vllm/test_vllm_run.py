@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections import Counter
@@ -19,17 +18,12 @@ from archive_db.kinds import SEED_TEACHER
 from archive_db.repository import ArchiveRepository
 from dicode.llm.client import ENV_MODEL, ENV_URL
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
+from tests.support.local_server import free_port
 from tests.support.vllm_server import Endpoint
 
 pytestmark = pytest.mark.vllm
 MINUTES = float(os.environ.get("DICODE_VLLM_RUN_MINUTES", "4"))
 RUN_MAX_TOKENS = 256
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.timeout(int(MINUTES * 60) + 1020)
@@ -43,7 +37,7 @@ def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path)
     command = [
         str(Path(sys.executable).parent / "dicode"), "run", "--profile", "llm",
         "--minutes", f"{MINUTES:g}", "--name", "vllm-llm", "--runs-dir", str(tmp_path),
-        "--port", str(_free_port()), "--no-dashboard",
+        "--port", str(free_port()), "--no-dashboard",
     ]  # fmt: skip
     # Bounded: the run stops itself after MINUTES; the rest is start-up (Ray, the compiles of a
     # fresh machine) and shutdown: 440 s in all on a quiet machine, over 12 min once under load.
