@@ -57,6 +57,7 @@ class Domain(TeachingWorld, Protocol):
     # --- target game and student ------------------------------------------------------------
     target_metrics: tuple[str, ...]  # figures of a target evaluation, the headline first
     headline_label: str  # how people read the headline, e.g. "target lines"
+    target_evaluation: EvaluatorSettings  # the target protocol's games and step cap by default
 
     def describe_skills(self, figures: Mapping[str, Any]) -> str:
         """A target evaluation's skill profile in a few lines, for prompts and people."""

@@ -25,7 +25,7 @@ from dicode.settings import (
     StudentSettings,
     config_from,
 )
-from dicode.student.craftax.config import CraftaxPPOConfig
+from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOConfig
 from dicode.student.curriculum import CurriculumConfig
 
 if TYPE_CHECKING:
@@ -87,6 +87,7 @@ class CraftaxDomain:
     pool_schema = level_checks.POOL_SCHEMA
     target_metrics = ("percent_of_max", "mean_return")
     headline_label = "target % of max"
+    target_evaluation = EvaluatorSettings(games=EVAL_ENVS, max_steps=EVAL_MAX_STEPS)
 
     def builder_api_docs(self) -> str:
         return builder_api_docs()

@@ -17,6 +17,7 @@ from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
 from dicode.domains.maze import level_checks, skills
 from dicode.domains.maze.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
+from dicode.domains.maze.grid import MAX_STEPS
 from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.settings import (
     EvaluatorSettings,
@@ -26,7 +27,7 @@ from dicode.settings import (
     config_from,
 )
 from dicode.student.curriculum import CurriculumConfig
-from dicode.student.maze.config import MazePPOConfig
+from dicode.student.maze.config import EVAL_EPISODES, MazePPOConfig
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -104,6 +105,7 @@ class MazeDomain:
     pool_schema = level_checks.POOL_SCHEMA
     target_metrics = ("solve_rate", "mean_return")
     headline_label = "held-out solve rate"
+    target_evaluation = EvaluatorSettings(games=EVAL_EPISODES, max_steps=MAX_STEPS)
 
     def builder_api_docs(self) -> str:
         return builder_api_docs()

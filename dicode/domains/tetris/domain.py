@@ -65,6 +65,7 @@ class TetrisDomain:
     pool_schema = level_checks.POOL_SCHEMA
     target_metrics = ("mean_lines", "mean_pieces")
     headline_label = "target lines"
+    target_evaluation = EvaluatorSettings(games=20, max_steps=1_000)  # docs/evaluation.md
 
     def builder_api_docs(self) -> str:
         return builder_api_docs()
