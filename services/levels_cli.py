@@ -14,23 +14,13 @@ from typing import Annotated
 
 import typer
 
-from dicode import domains
-from dicode.domains.base import Domain
 from dicode.levels.pipeline import Validator
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict
+from services.domain_option import DomainOption, resolve_world
 
 app = typer.Typer(no_args_is_help=True, help="Validate and inspect levels written as code.")
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
-
-
-def _world(name: str) -> Domain:
-    """The world called ``name``; an unknown one exits 2 naming the known worlds."""
-    try:
-        return domains.get(name)
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
 
 
 def _read_source(path: Path) -> str:
@@ -60,14 +50,14 @@ def _enable_compile_cache() -> None:
 @app.command()
 def validate(
     file: Annotated[Path, typer.Argument(help="Level source file (.py).")],
-    domain: Annotated[str, typer.Option(help="World the level is written for.")] = "tetris",
+    domain: DomainOption = "tetris",
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     pool_size: Annotated[int, typer.Option(min=1, max=1024, help="Instances to build.")] = 32,
     seed: Annotated[int, typer.Option(help="Seed for instances and rollouts.")] = 0,
     rollout_steps: Annotated[int, typer.Option(min=1, help="Steps per rollout game.")] = 300,
 ) -> None:
     """Run the validation pipeline on FILE and print the verdict."""
-    world = _world(domain)
+    world = resolve_world(domain)
     source = _read_source(file)
     _enable_compile_cache()
     with Validator(world, pool_size=pool_size, warm=1, rollout_steps=rollout_steps) as validator:
@@ -93,7 +83,7 @@ def validate(
 @app.command()
 def show(
     file: Annotated[Path, typer.Argument(help="Level source file (.py).")],
-    domain: Annotated[str, typer.Option(help="World the level is written for.")] = "tetris",
+    domain: DomainOption = "tetris",
     instances: Annotated[int, typer.Option(min=1, max=32, help="How many to render.")] = 3,
     seed: Annotated[int, typer.Option(help="Seed for the instances.")] = 0,
     png: Annotated[Path | None, typer.Option(help="Also write the instances as a PNG.")] = None,
@@ -102,7 +92,7 @@ def show(
     each world draws its own (``Domain.render_text``/``render_image``)."""
     from dicode.levels.render import render_instances_png, render_instances_text
 
-    world = _world(domain)
+    world = resolve_world(domain)
     source = _read_source(file)
     with Validator(world, pool_size=instances, warm=1, rollouts=False) as validator:
         verdict = validator.validate(source, seed=seed)

@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from services.domain_option import DomainOption
+
 
 def run(
     profile: Annotated[
@@ -17,7 +19,7 @@ def run(
             help="Preset of the world (an unknown name lists the known ones)."
         ),
     ] = "quick",
-    domain: Annotated[str, typer.Option(help="The world (dicode.domains).")] = "tetris",
+    domain: DomainOption = "tetris",
     name: Annotated[
         str | None,
         typer.Option(

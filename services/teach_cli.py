@@ -28,6 +28,7 @@ from dicode.teachers.base import (
 )
 from dicode.teachers.registry import TeacherContext, make_teacher, teacher_names
 from dicode.teachers.world import TeachingWorld
+from services.domain_option import DomainOption, resolve_world
 
 if TYPE_CHECKING:
     from dicode.domains.base import Domain
@@ -166,7 +167,7 @@ def teach(
         Path, typer.Option(help="parent level file (.py)", exists=True, dir_okay=False)
     ],
     out: Annotated[Path, typer.Option(help="folder for the children and their records")],
-    domain: Annotated[str, typer.Option(help="the level's world (dicode.domains)")] = "tetris",
+    domain: DomainOption = "tetris",
     teacher: Annotated[
         str, typer.Option(help="teacher name: " + ", ".join(teacher_names()))
     ] = "llm",
@@ -190,12 +191,7 @@ def teach(
     json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Generate N children of PARENT, validate each in the sandbox, record every attempt."""
-    from dicode import domains
-
-    try:
-        world = domains.get(domain)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--domain") from None
+    world = resolve_world(domain)
     if teacher not in teacher_names():
         known = ", ".join(teacher_names())
         raise typer.BadParameter(

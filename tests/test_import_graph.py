@@ -19,12 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 TOP_LEVEL = ("dicode", "archive_db", "services", "benchmarks")
 
 # Known edges that close a cycle while issue 25 items 1-4 are under way: the world-specific
-# students (``dicode/student/<world>/``) and their CLIs still import their worlds and the run
-# settings; items 1-4 move them into ``dicode/domains/<world>/`` (and Tetris's judges under
-# its world), after which these entries go.
+# students (``dicode/student/<world>/``) still import their worlds; items 1-4 move them into
+# ``dicode/domains/<world>/`` (and Tetris's judges under its world), after which these go.
 ALLOWED: set[tuple[str, str]] = {
     ("dicode.student", "dicode.domains"),
-    ("dicode.student", "dicode.settings"),
     ("dicode.judges", "dicode.domains"),
 }
 

@@ -1,4 +1,4 @@
-"""`dicode judge …`: the discrimination benchmark of a judge, and the shaping gate's verdict."""
+"""`dicode tetris judge …`: a judge's discrimination benchmark, and the shaping gate's verdict."""
 
 from __future__ import annotations
 

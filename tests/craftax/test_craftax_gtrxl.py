@@ -21,13 +21,13 @@ from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
 from dicode.settings import RunSettings
-from dicode.student.craftax.cli import config_for
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.craftax.gtrxl import GatedTransformerXL, Memory
 from dicode.student.craftax.networks import ActorCriticGTrXL, apply_policy, make_network
 from dicode.student.craftax.ppo import Trainer
 from dicode.student.craftax.trainer import CraftaxSlotTrainer
 from dicode.student.tally import env_slots
+from services.student_cli import student_config
 from tests.craftax.test_craftax_student import bundle_of
 
 M = 3  # memory length of the tiny networks: shorter than their sequences, so entries age out
@@ -315,14 +315,12 @@ def test_a_swapped_slot_starts_with_its_memory_hidden(gtrxl_trainer: CraftaxSlot
 
 
 def test_the_student_is_chosen_by_config_cli_and_profile() -> None:
-    assert config_for(20_000, 0, None).student == "rnn"
-    assert config_for(20_000, 0, None, "gtrxl").student == "gtrxl"  # --student gtrxl
-    assert config_for(20_000, 0, ['student="gtrxl"']).student == "gtrxl"  # --set
-    with pytest.raises(typer.BadParameter, match="student must be one of rnn, gtrxl"):
-        config_for(20_000, 0, None, "lstm")
-    with pytest.raises(typer.BadParameter, match="disagrees"):
-        config_for(20_000, 0, ['student="rnn"'], "gtrxl")
     craftax = domains.get("craftax")
+    assert student_config(craftax, 20_000, 0, None, anneal=False).student == "rnn"
+    gtrxl = student_config(craftax, 20_000, 0, ['student="gtrxl"'], anneal=False)  # --set
+    assert gtrxl.student == "gtrxl"
+    with pytest.raises(typer.BadParameter, match="student must be one of rnn, gtrxl"):
+        student_config(craftax, 20_000, 0, ['student="lstm"'], anneal=False)
     smoke = domains.profile(craftax, "smoke_gtrxl", seed=2)  # dicode run --profile smoke_gtrxl
     assert smoke.student.ppo.student == "gtrxl" and smoke.student.ppo.seed == 2
     assert RunSettings.from_dict(smoke.to_dict(), craftax) == smoke  # the stored run keeps it

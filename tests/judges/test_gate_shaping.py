@@ -161,18 +161,19 @@ def test_wrapper_adds_nothing_after_the_game_is_over(heuristic_report: Benchmark
 
 def test_cli_gate_exit_codes_and_saved_report(tmp_path: Path) -> None:
     runner = CliRunner()
-    refused = runner.invoke(app, ["judge", "eval", "--judge", "constant", "--states", "10",
-                                  "--candidates", "3", "--json", "--gate"])  # fmt: skip
+    judge_eval = ["tetris", "judge", "eval", "--states", "10"]
+    refused = runner.invoke(app, [*judge_eval, "--judge", "constant", "--candidates", "3",
+                                  "--json", "--gate"])  # fmt: skip
     assert refused.exit_code == 2, refused.output
     payload = json.loads(refused.output)
     assert payload["gate"]["admitted"] is False and payload["tie_rate"] == 1.0
     out = tmp_path / "heuristic.json"
-    admitted = runner.invoke(app, ["judge", "eval", "--judge", "heuristic", "--states", "10",
-                                   "--candidates", "3", "--gate", "--out", str(out)])  # fmt: skip
+    admitted = runner.invoke(app, [*judge_eval, "--judge", "heuristic", "--candidates", "3",
+                                   "--gate", "--out", str(out)])  # fmt: skip
     assert admitted.exit_code == 0, admitted.output
     assert "admitted" in admitted.output
     report = BenchmarkReport.from_dict(json.loads(out.read_text()))
     JudgeShapedEnv(HeuristicJudge(), report, params=EnvParams()).close()
-    bad = runner.invoke(app, ["judge", "eval", "--judge", "text", "--states", "10"],
+    bad = runner.invoke(app, [*judge_eval, "--judge", "text"],
                         env={"DICODE_LLM_URL": "", "DICODE_LLM_MODEL": ""})  # fmt: skip
     assert bad.exit_code != 0 and "DICODE_LLM_URL" in bad.output

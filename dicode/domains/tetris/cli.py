@@ -1,4 +1,5 @@
-"""`dicode tetris …`: placement counts, heuristic evaluation, and a rendered game."""
+"""`dicode tetris …`: what only Tetris has: placement counts, the heuristic players' evaluation,
+a rendered game, and the judges of placements (`dicode tetris judge …`)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,12 @@ from dicode.domains.tetris.evaluate import DEFAULT_GAMES, DEFAULT_SEED, evaluate
 from dicode.domains.tetris.placements import legal_mask
 from dicode.domains.tetris.policies import POLICIES, make_policy
 from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, PIECE_NAMES
+from dicode.judges.cli import judge_app
 
-app = typer.Typer(no_args_is_help=True, help="The Tetris world: placements, evaluation, rendering.")
+app = typer.Typer(
+    no_args_is_help=True, help="The Tetris world: placements, heuristic players, rendering, judges."
+)
+app.add_typer(judge_app, name="judge")
 console = Console()
 
 PolicyOption = Annotated[str, typer.Option("--policy", help=f"One of: {', '.join(POLICIES)}.")]
