@@ -1,11 +1,11 @@
-"""The archive database: SQLAlchemy models, the repository (a facade over its aggregates, the
-only code that talks SQL) and Alembic migrations. SQLite by default, PostgreSQL via a
+"""The archive database: SQLAlchemy models, the repository (one database and its aggregates,
+the only code that talks SQL) and Alembic migrations. SQLite by default, PostgreSQL via a
 ``postgresql+psycopg://`` URL.
 
 Typical use in a service::
 
     repo = ArchiveRepository.open(url)   # migrates to the latest schema first
-    run = repo.open_run("demo", domain="tetris", seed=0)
+    run = repo.runs.open("demo", domain="tetris", seed=0)
 """
 
 from archive_db.engine import create_archive_engine, default_url

@@ -59,8 +59,8 @@ def _fail(message: str) -> typer.Exit:
 
 def _run_ids(repo: ArchiveRepository, run: str | None) -> list[int]:
     if run is None:
-        return [r.id for r in repo.list_runs()]
-    found = repo.find_run(run)
+        return [r.id for r in repo.runs.all()]
+    found = repo.runs.find(run)
     if found is None:
         raise _fail(f"no run named {run!r} in the archive")
     return [found.id]
@@ -76,7 +76,7 @@ def stats(
     repo = _open(db)
     try:
         run_ids = _run_ids(repo, run)
-        summary = repo.stats(run_ids[0] if run is not None else None).as_dict()
+        summary = repo.statistics.counts(run_ids[0] if run is not None else None).as_dict()
     except (ArchiveError, SQLAlchemyError) as error:
         raise _fail(str(error)) from error
     finally:
@@ -122,10 +122,10 @@ def export(
 def _lineage_graph(repo: ArchiveRepository, run_ids: list[int]) -> nx.DiGraph:
     graph = nx.DiGraph()
     for run_id in run_ids:
-        run_name = repo.get_run(run_id).name
+        run_name = repo.runs.get(run_id).name
         for level in repo.list_levels(run_id):
             graph.add_node(level.id, **_node_attributes(level, run_name))
-        for edge in repo.load_graph_snapshot(run_id).edges:
+        for edge in repo.feed.snapshot(run_id).edges:
             graph.add_edge(edge.parent, edge.child)
     return graph
 

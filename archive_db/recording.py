@@ -116,7 +116,7 @@ def record_result(
         | strict,
         created_iteration=created_iteration,
     )
-    return repository.record_attempt(run_id, attempt, level, child_limit=child_limit)
+    return repository.attempts.record(run_id, attempt, level, child_limit=child_limit)
 
 
 def record_verdict(
@@ -141,4 +141,4 @@ def record_verdict(
         parent_id=parent_id,
         name=name,
     )
-    return repository.record_attempt(run_id, attempt, level)
+    return repository.attempts.record(run_id, attempt, level)

@@ -197,6 +197,9 @@ class LevelFilter:
     skill: str | None = None
 
 
+EVERY_LEVEL = LevelFilter()
+
+
 @dataclass(frozen=True)
 class AttemptFilter:
     """What an attempt listing can be narrowed to (None: no condition)."""
@@ -206,6 +209,9 @@ class AttemptFilter:
     teacher: str | None = None
     parent_id: int | None = None
     level_id: int | None = None  # the attempts that made (or found again) this level
+
+
+EVERY_ATTEMPT = AttemptFilter()
 
 
 @dataclass(frozen=True)

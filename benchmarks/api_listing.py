@@ -80,7 +80,7 @@ def level_rows(run_id: int, n: int, rng: random.Random) -> Iterator[dict[str, An
 def build_archive(url: str, n: int, seed: int) -> float:
     """Create the run and its N levels; returns the seconds the inserts took."""
     repo = ArchiveRepository.open(url)
-    run = repo.create_run(RUN, domain="tetris", seed=seed)
+    run = repo.runs.create(RUN, domain="tetris", seed=seed)
     table = cast(Table, Level.__table__)
     rows = level_rows(run.id, n, random.Random(seed))
     started = time.perf_counter()

@@ -81,8 +81,8 @@ def add_attempts(url: str, n: int) -> list[int]:
     """``n`` rejected attempts of the run (accepted ones would each add a level), and the ids
     of the run's first 20,000 levels for the per-level routes."""
     repo = ArchiveRepository.open(url)
-    run = repo.get_run(RUN)
-    ids = [level.id for level in repo.list_levels(run.id, limit=20_000)]
+    run = repo.runs.get(RUN)
+    ids = [level.id for level in repo.levels.listing(run.id, limit=20_000)]
     for i in range(n):
         stage = STAGES[i % len(STAGES)]
         attempt = NewAttempt(
@@ -94,7 +94,7 @@ def add_attempts(url: str, n: int) -> list[int]:
             failing_stage=stage,
             error=f"rejected at {stage}",
         )
-        repo.record_attempt(run.id, attempt)
+        repo.attempts.record(run.id, attempt)
     repo.close()
     return ids
 

@@ -83,12 +83,12 @@ def time_select_and_sample(n: int, repeats: int, seed: int) -> tuple[list[float]
 
 def inserts_per_second(url: str, count: int) -> float:
     repo = ArchiveRepository.open(url)
-    run = repo.create_run(f"bench-{uuid.uuid4().hex[:8]}", domain="bench", seed=0)
+    run = repo.runs.create(f"bench-{uuid.uuid4().hex[:8]}", domain="bench", seed=0)
     bundle = os.urandom(4096)
-    parent = repo.insert_level(run.id, NewLevel("bench", content_hash("root"), "bench")).id
+    parent = repo.levels.insert(run.id, NewLevel("bench", content_hash("root"), "bench")).id
     start = time.perf_counter()
     for i in range(count):
-        parent = repo.insert_level(
+        parent = repo.levels.insert(
             run.id,
             NewLevel(
                 "bench",

@@ -30,6 +30,7 @@ from typing import Any
 
 from archive_db import ArchiveRepository
 from archive_db.kinds import SEED_TEACHER
+from archive_db.records import LevelFilter
 from benchmarks.api_listing import DEFAULT_PG, postgres_schema
 from dicode import domains
 from dicode.provenance import ROOT, write_figures
@@ -110,7 +111,7 @@ def race_settings(base: RunSettings, in_flight: int) -> RunSettings:
 
 def open_paused_run(repo: ArchiveRepository, name: str, settings: RunSettings) -> int:
     config = settings.to_dict()
-    run = repo.create_run(name, domain=settings.domain, seed=settings.seed, config=config)
+    run = repo.runs.create(name, domain=settings.domain, seed=settings.seed, config=config)
     set_paused(repo, run.id, True, by="benchmark")
     return run.id
 
@@ -119,21 +120,21 @@ def release_when_seeded(repo: ArchiveRepository, run_id: int, seeds: int, timeou
     """Once the run holds its ``seeds`` seed levels: make them strict parent candidates
     (status B, success rate 0.5) and resume generation."""
     deadline = time.time() + timeout
-    while len(repo.list_levels(run_id, teacher=SEED_TEACHER)) < seeds:
+    while len(repo.levels.listing(run_id, LevelFilter(teacher=SEED_TEACHER))) < seeds:
         if time.time() > deadline:
             raise RuntimeError(f"the run was not seeded within {timeout:.0f} s")
         time.sleep(0.5)
-    for level in repo.list_levels(run_id, teacher=SEED_TEACHER):
-        repo.update_level(level.id, status="B", success_rate=0.5)
+    for level in repo.levels.listing(run_id, LevelFilter(teacher=SEED_TEACHER)):
+        repo.levels.update(level.id, status="B", success_rate=0.5)
     set_paused(repo, run_id, False, by="benchmark")
 
 
 def audit(repo: ArchiveRepository, run_id: int, max_children: int) -> dict[str, Any]:
     """What the archive holds after the race, and each invariant's count of violations."""
     levels = {level.id: level for level in repo.list_levels(run_id)}
-    attempts = repo.list_attempts(run_id)
+    attempts = repo.attempts.listing(run_id)
     children: dict[int, list[int]] = defaultdict(list)
-    for edge in repo.load_graph_snapshot(run_id).edges:
+    for edge in repo.feed.snapshot(run_id).edges:
         children[edge.parent].append(edge.child)
     # Children are inserted under the parent's row lock, so id order is the order they came.
     late_strict = sum(

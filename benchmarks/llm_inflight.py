@@ -125,7 +125,7 @@ def run_window(
     readings at the window's two ends. ``drain_s`` bounds the wait for the attempts still in
     flight after the stop (a slow model's last calls are cancelled, not waited out)."""
     repo = ArchiveRepository.open(url)
-    run = repo.create_run(f"inflight-{settings.in_flight}", domain="tetris", seed=0)
+    run = repo.runs.create(f"inflight-{settings.in_flight}", domain="tetris", seed=0)
     generator = Generator(repo, run.id, settings, validator=validator, seed=0)
     generator.seed_archive()  # untimed: the seeds are validated once per archive
     readings: list[dict[str, float]] = []
@@ -154,7 +154,7 @@ def run_window(
 
     started = asyncio.run(generate())
     first = started + window.warm_s
-    generated = [a for a in repo.list_attempts(run.id) if a.teacher != SEED_TEACHER]
+    generated = [a for a in repo.attempts.listing(run.id) if a.teacher != SEED_TEACHER]
     inside = [a for a in generated if first <= a.created_at.timestamp() < first + window.seconds]
     repo.close()
     return generated, inside, readings
@@ -260,14 +260,14 @@ def sandbox_ceiling(validator: Validator, n: int) -> float:
 def archive_ceiling(url: str, n: int) -> float:
     """Accepted attempts (attempt row + level row with a 4 KiB bundle) written per minute."""
     repo = ArchiveRepository.open(url)
-    run = repo.create_run("ceiling", domain="tetris", seed=0).id
+    run = repo.runs.create("ceiling", domain="tetris", seed=0).id
     attempt = NewAttempt(teacher="llm", stage_reached="accepted", verdict="accepted")
     bundle = os.urandom(4096)
     started = time.perf_counter()
     for i in range(n):
         level = NewLevel(domain="tetris", content_hash=content_hash(str(i)), teacher="llm",
                          code="# level", bundle=bundle)
-        repo.record_attempt(run, attempt, level)
+        repo.attempts.record(run, attempt, level)
     per_min = 60 * n / (time.perf_counter() - started)
     repo.close()
     return per_min

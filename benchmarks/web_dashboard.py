@@ -134,7 +134,7 @@ def archive_rows(run_id: int, n: int, rng: random.Random) -> dict[str, list[dict
 def build_archive(url: str, n: int, seed: int) -> tuple[float, dict[str, int]]:
     """Create the run and its rows; returns the seconds the inserts took and the row counts."""
     repo = ArchiveRepository.open(url)
-    run = repo.create_run(RUN, domain="tetris", seed=seed)
+    run = repo.runs.create(RUN, domain="tetris", seed=seed)
     rows = archive_rows(run.id, n, random.Random(seed))
     models = {
         "levels": Level, "edges": LineageEdge, "attempts": GenerationAttempt,

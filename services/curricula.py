@@ -157,7 +157,7 @@ def run_method(
         repo = ArchiveRepository.open(f"sqlite:///{run_dir / 'archive.sqlite'}")
         generator_settings = replace(config.generator, feedback=chosen.generation == "closed")
         settings["generator"] = asdict(generator_settings)
-        run = repo.create_run(f"{method}_s{seed}", domain=world.name, seed=seed, config=settings)
+        run = repo.runs.create(f"{method}_s{seed}", domain=world.name, seed=seed, config=settings)
         generator = Generator(
             repo, run.id, generator_settings, config.archive, domain=world.name, seed=seed,
             validator=validator,
@@ -179,7 +179,7 @@ def run_method(
             def show_teacher(point: CurvePoint) -> None:
                 # The generator reads the newest target evaluation of its run (closed loop).
                 payload = {"iteration": point.iteration, **point.target}
-                repo.add_event(TARGET_EVENT, payload, run_id=run.id)
+                repo.events.add(TARGET_EVENT, payload, run_id=run.id)
 
             loop = StudentLoop(trainer, schedule)
             curve = train(

@@ -101,8 +101,8 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
         seed=options.seed,
         teacher=options.teacher,
     )
-    repo.set_run_status(run.id, "running")
-    repo.add_event(
+    repo.runs.set_status(run.id, "running")
+    repo.events.add(
         RUN_STARTED_EVENT,
         {"resume": options.resume, "profile": settings.profile, "domain": settings.domain}
         | {"provenance": provenance()},  # commit, numeric stack, threads: what the run ran on
@@ -152,8 +152,8 @@ def run_embedded(options: RunOptions, console: Console | None = None) -> dict[st
         _stop(generator, generator_done, console, "generator")
         ray.shutdown()
         server.should_exit = True
-        repo.set_run_status(run.id, outcome)
-        repo.add_event(
+        repo.runs.set_status(run.id, outcome)
+        repo.events.add(
             RUN_STOPPED_EVENT, {"outcome": outcome, "seconds": time.time() - started}, run_id=run.id
         )
     summary = _summary(repo, run.id, settings.domain)
@@ -220,8 +220,8 @@ def _status(
         except (ray.exceptions.GetTimeoutError, ray.exceptions.RayActorError):
             return {}
 
-    stats = repo.stats(run_id).as_dict()
-    target = repo.list_events(run_id=run_id, kind=TARGET_EVENT)
+    stats = repo.statistics.counts(run_id).as_dict()
+    target = repo.events.listing(run_id=run_id, kind=TARGET_EVENT)
     trained = repo.list_levels(run_id, sampled=True)
     return {
         "trained": len(trained),
@@ -270,16 +270,16 @@ def _summary(repo: ArchiveRepository, run_id: int, domain: str) -> dict[str, Any
     """Archive counts, evaluations, levels trained, slot-sessions by kind (target / new /
     replay), env steps and the target series (its key is the world's headline:
     ``target_mean_lines``, ``target_percent_of_max``)."""
-    stats = repo.stats(run_id).as_dict()
-    target = [e.payload for e in repo.list_events(run_id=run_id, kind=TARGET_EVENT)]
+    stats = repo.statistics.counts(run_id).as_dict()
+    target = [e.payload for e in repo.events.listing(run_id=run_id, kind=TARGET_EVENT)]
     levels = repo.list_levels(run_id)
     trained = [lvl for lvl in levels if lvl.times_sampled]
-    sessions = repo.list_events(run_id=run_id, kind=SESSION_EVENT)
+    sessions = repo.events.listing(run_id=run_id, kind=SESSION_EVENT)
     key = domains.get(domain).target_metrics[0]
     return stats | {
         "domain": domain,
         "env_steps": sessions[-1].payload["env_steps"] if sessions else 0,
-        "evaluations": sum(len(repo.level_history(lvl.id)) for lvl in levels),
+        "evaluations": sum(len(repo.evaluations.history(lvl.id)) for lvl in levels),
         "levels_trained": len(trained),
         "slots": sessions[-1].payload.get("slots", {}) if sessions else {},
         "generated_trained": sum(1 for lvl in trained if lvl.teacher != SEED_TEACHER),

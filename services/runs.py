@@ -28,13 +28,13 @@ def open_service_run(
     A new run stores its settings as its config (so a restart, or another service, reads the
     same). ``teacher`` overrides the generator's teacher for this process only.
     """
-    existing = repo.find_run(name)
+    existing = repo.runs.find(name)
     if existing is not None and existing.config:
         settings = stored_settings(existing.config)
         run = existing
     else:
         settings = domains.profile(domains.get(domain), profile_name, seed=seed)
-        run = repo.open_run(
+        run = repo.runs.open(
             name, domain=settings.domain, seed=settings.seed, config=settings.to_dict()
         )
         settings = stored_settings(run.config) if run.config else settings

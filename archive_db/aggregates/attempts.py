@@ -12,6 +12,7 @@ from archive_db.convert import record_from, values_of
 from archive_db.errors import InvalidRecordError, NotFoundError
 from archive_db.models import VERDICTS, GenerationAttempt, Run
 from archive_db.records import (
+    EVERY_ATTEMPT,
     AttemptFilter,
     AttemptInfo,
     NewAttempt,
@@ -100,7 +101,12 @@ class Attempts:
             return record_from(AttemptInfo, require(session, GenerationAttempt, attempt_id))
 
     def listing(
-        self, run_id: int, where: AttemptFilter, *, limit: int | None = None, offset: int = 0
+        self,
+        run_id: int,
+        where: AttemptFilter = EVERY_ATTEMPT,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[AttemptInfo]:
         """The run's attempts that match, oldest first."""
         conditions = _conditions(run_id, where)
@@ -110,7 +116,7 @@ class Attempts:
             )
 
     def page(
-        self, run_id: int, where: AttemptFilter, *, limit: int, offset: int
+        self, run_id: int, where: AttemptFilter = EVERY_ATTEMPT, *, limit: int, offset: int = 0
     ) -> Page[AttemptInfo]:
         """One page of `listing` and the number of matching attempts, read as one snapshot."""
         conditions = _conditions(run_id, where)

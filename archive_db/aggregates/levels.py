@@ -14,7 +14,7 @@ from archive_db.aggregates.listing import CountCache, count_of, page_of, rows_of
 from archive_db.convert import columns_of, record_from, values_of
 from archive_db.errors import InvalidRecordError, NotFoundError, ParentFullError
 from archive_db.models import STATUS_LETTERS, Level, LineageEdge, Run
-from archive_db.records import InsertedLevel, LevelFilter, LevelInfo, NewLevel, Page
+from archive_db.records import EVERY_LEVEL, InsertedLevel, LevelFilter, LevelInfo, NewLevel, Page
 from archive_db.sessions import Sessions, require
 
 # LevelInfo has no bundle field: reads of levels never load it, however large the pools are.
@@ -148,7 +148,12 @@ class Levels:
             ).one_or_none()
 
     def listing(
-        self, run_id: int, where: LevelFilter, *, limit: int | None = None, offset: int = 0
+        self,
+        run_id: int,
+        where: LevelFilter = EVERY_LEVEL,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[LevelInfo]:
         """The run's levels that match, by id."""
         with self._sessions.reading() as session:
@@ -156,7 +161,9 @@ class Levels:
                 session, LevelInfo, Level, _conditions(run_id, where), limit=limit, offset=offset
             )
 
-    def page(self, run_id: int, where: LevelFilter, *, limit: int, offset: int) -> Page[LevelInfo]:
+    def page(
+        self, run_id: int, where: LevelFilter = EVERY_LEVEL, *, limit: int, offset: int = 0
+    ) -> Page[LevelInfo]:
         """One page of `listing` and the number of matching levels, read as one snapshot."""
         conditions = _conditions(run_id, where)
         with self._sessions.snapshot() as session:

@@ -47,8 +47,8 @@ TextFilter = Annotated[
 def selected_run(run: RunKey, repo: Repository) -> RunInfo:
     """The run named in the path, by name or numeric id (`NotFoundError` → 404)."""
     if _NUMERIC_ID.fullmatch(run) and int(run) <= MAX_ID:
-        return repo.get_run(int(run))
-    return repo.get_run(run)
+        return repo.runs.get(int(run))
+    return repo.runs.get(run)
 
 
 SelectedRun = Annotated[RunInfo, Depends(selected_run)]

@@ -64,8 +64,8 @@ class _ArchiveCollector:
             for key in COUNTS
         }
         try:
-            for run in self.repo.list_runs():
-                stats = self.repo.stats(run.id).as_dict()
+            for run in self.repo.runs.all():
+                stats = self.repo.statistics.counts(run.id).as_dict()
                 for key, family in families.items():
                     family.add_metric([run.name], float(stats[key]))
         except SQLAlchemyError:

@@ -13,7 +13,7 @@ from archive_db.records import EventInfo
 
 def set_paused(repo: ArchiveRepository, run_id: int, paused: bool, *, by: str = "api") -> None:
     """Pause (True) or resume (False) generation for the run."""
-    repo.add_event(CONTROL_EVENT, {"paused": paused, "by": by}, run_id=run_id)
+    repo.events.add(CONTROL_EVENT, {"paused": paused, "by": by}, run_id=run_id)
 
 
 def is_paused(repo: ArchiveRepository, run_id: int) -> bool:
@@ -24,5 +24,5 @@ def is_paused(repo: ArchiveRepository, run_id: int) -> bool:
 
 def _newest(repo: ArchiveRepository, run_id: int) -> EventInfo | None:
     # Events are few per run; the newest control event is the last of its kind.
-    events = repo.list_events(run_id=run_id, kind=CONTROL_EVENT)
+    events = repo.events.listing(run_id=run_id, kind=CONTROL_EVENT)
     return events[-1] if events else None

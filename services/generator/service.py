@@ -37,6 +37,7 @@ from archive_db import ArchiveRepository
 from archive_db.errors import Outage, ParentFullError, is_unreachable
 from archive_db.kinds import GENERATOR_STAGE, SEED_TEACHER, TARGET_EVENT
 from archive_db.recording import attempt_rows, record_result
+from archive_db.records import AttemptFilter, LevelFilter
 from dicode import domains
 from dicode.archive.config import ArchiveConfig
 from dicode.archive.graph import LevelColumns, LineageView
@@ -164,7 +165,8 @@ class Generator:
         Returns how many seed attempts were recorded (0 when the run was already seeded; a
         start interrupted half-way records only the missing ones).
         """
-        done = {a.code for a in self.repo.list_attempts(self.run_id, teacher=SEED_TEACHER)}
+        seeded = self.repo.attempts.listing(self.run_id, AttemptFilter(teacher=SEED_TEACHER))
+        done = {a.code for a in seeded}
         count = 0
         for name, source in self.world.seed_sources().items():
             if source in done:
@@ -180,14 +182,14 @@ class Generator:
                 name=name,
             )
             # Another generator of the run may have recorded it while this one validated.
-            if self.repo.record_attempt_once(self.run_id, attempt, level) is not None:
+            if self.repo.attempts.record_once(self.run_id, attempt, level) is not None:
                 count += 1
         return count
 
     def untrained(self) -> int:
         """Accepted levels the student has not trained on yet (capped at the threshold)."""
         limit = self.settings.max_untrained
-        return len(self.repo.list_levels(self.run_id, sampled=False, limit=limit))
+        return len(self.repo.levels.listing(self.run_id, LevelFilter(sampled=False), limit=limit))
 
     def may_start(self) -> bool:
         """Neither paused, nor held back by untrained levels or an unavailable sandbox."""
@@ -305,7 +307,7 @@ class Generator:
             ),
         )
         try:
-            self.repo.record_attempt(self.run_id, attempt)
+            self.repo.attempts.record(self.run_id, attempt)
         except Exception:  # the archive itself is down: nothing more can be kept
             log.exception("could not store the failed attempt either")
 
@@ -321,7 +323,7 @@ class Generator:
             return self.validator.validate(source, seed=self.seed)
 
     def _attempt_count(self) -> int:
-        stats = self.repo.stats(self.run_id)  # counts rows; no attempt is loaded
+        stats = self.repo.statistics.counts(self.run_id)  # counts rows; no attempt is loaded
         return stats.accepted + stats.rejected
 
     def next_request(self, number: int) -> tuple[TeacherRequest, int]:
@@ -346,7 +348,7 @@ class Generator:
             raise RuntimeError("the run has no level to generate from (seed it first)")
         if not self.settings.feedback:
             parent_id = int(self._rng.choice(columns.ids))
-            level = self.repo.get_level(parent_id)
+            level = self.repo.levels.get(parent_id)
             parent = ParentLevel(level.description, level.code, level_id=str(parent_id))
             instruction = MutationInstruction(self._rng.choice(list(OPEN_LOOP_INSTRUCTIONS)))
             seed = int(self._rng.integers(2**31)) + number
@@ -354,10 +356,9 @@ class Generator:
             return ParentDraw(request, parent_id)
         limit = self.archive.max_children if strict_in_force(columns, self.archive) else None
         parent_id = int(select_parents(columns, 1, self._rng, self.archive)[0])
-        level = self.repo.get_level(parent_id)
-        history = tuple(
-            e.success_rate for e in self.repo.level_history(parent_id) if e.success_rate is not None
-        )
+        level = self.repo.levels.get(parent_id)
+        measured = self.repo.evaluations.history(parent_id)
+        history = tuple(e.success_rate for e in measured if e.success_rate is not None)
         parent = ParentLevel(
             description=level.description,
             code=level.code,
@@ -386,7 +387,7 @@ class Generator:
     def _newest_target_evaluation(self) -> dict[str, Any]:
         """The newest target evaluation's payload, with ``skills_best``: each skill's best rate
         over the run's evaluations so far (a world's frontier may read what regressed)."""
-        evals = self.repo.list_events(run_id=self.run_id, kind=TARGET_EVENT)
+        evals = self.repo.events.listing(run_id=self.run_id, kind=TARGET_EVENT)
         if not evals:
             return {}
         best: dict[str, float] = {}

@@ -39,7 +39,7 @@ def wait_for_archive(
     outage.began(error)
     while not stop.wait(poll_s):
         try:
-            repo.list_runs()
+            repo.runs.all()
         except Exception as again:
             if not is_unreachable(again):
                 raise

@@ -139,7 +139,7 @@ class ArchiveStudent:
             figures=target_figures(target),
             slots=self.schedule.counts.to_dict(),
         )
-        self.repo.add_event(SESSION_EVENT, report.payload(), run_id=self.run_id)
+        self.repo.events.add(SESSION_EVENT, report.payload(), run_id=self.run_id)
         return report
 
     def checkpoint(self) -> str:
@@ -153,7 +153,7 @@ class ArchiveStudent:
             path.with_suffix(path.suffix + ".tmp").unlink(missing_ok=True)
             raise _checkpoint_write_error(path, error) from error
         meta = {"session": self.session_count, "env_steps": self.env_steps}
-        self.repo.add_checkpoint(self.run_id, str(path), self.iteration, meta)
+        self.repo.checkpoints.add(self.run_id, str(path), self.iteration, meta)
         for old in sorted(self.checkpoint_dir.glob("student-*.msgpack"))[
             : -self.settings.keep_checkpoints
         ]:
@@ -161,7 +161,7 @@ class ArchiveStudent:
         return str(path)
 
     def _restore(self) -> None:
-        latest = self.repo.latest_checkpoint(self.run_id)
+        latest = self.repo.checkpoints.latest(self.run_id)
         if latest is None or not Path(latest.path).is_file():
             return
         self.loop.load(latest.path)

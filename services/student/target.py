@@ -30,12 +30,12 @@ class TargetEvaluator:
         world = domains.get(settings.domain)
         self.headline = world.target_metrics[0]
         self.protocol = world.make_target_protocol(settings.student, settings.evaluator)
-        done = repository.list_events(run_id=run_id, kind=TARGET_EVENT)
+        done = repository.events.listing(run_id=run_id, kind=TARGET_EVENT)
         self.last_iteration: int | None = int(done[-1].payload["iteration"]) if done else None
 
     def evaluate_latest(self) -> dict[str, Any] | None:
         """Evaluate the newest checkpoint if it was not evaluated yet; None otherwise."""
-        latest = self.repo.latest_checkpoint(self.run_id)
+        latest = self.repo.checkpoints.latest(self.run_id)
         if latest is None or latest.iteration == self.last_iteration:
             return None
         try:
@@ -49,6 +49,6 @@ class TargetEvaluator:
         started = time.perf_counter()
         figures = self.protocol.measure(params)
         payload = {"iteration": iteration, **figures, "seconds": time.perf_counter() - started}
-        self.repo.add_event(TARGET_EVENT, payload, run_id=self.run_id)
+        self.repo.events.add(TARGET_EVENT, payload, run_id=self.run_id)
         self.last_iteration = iteration
         return payload

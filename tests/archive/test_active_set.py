@@ -38,15 +38,15 @@ def test_sequential_offers_keep_the_best(scores: list[float], capacity: int) -> 
 
 def test_offer_through_the_database(archive_url: str) -> None:
     repo = ArchiveRepository.open(archive_url)
-    run = repo.create_run("r", domain="tetris", seed=0)
+    run = repo.runs.create("r", domain="tetris", seed=0)
     scores = [0.05, 0.2, 0.1, 0.25, 0.01]
     ids = []
     for i, score in enumerate(scores):
-        lid = repo.insert_level(run.id, NewLevel("tetris", content_hash(str(i)), "t")).id
-        repo.update_level(lid, score=score)
+        lid = repo.levels.insert(run.id, NewLevel("tetris", content_hash(str(i)), "t")).id
+        repo.levels.update(lid, score=score)
         ids.append(lid)
         offer(repo, run.id, lid, score, ArchiveConfig(active_capacity=3))
     active = repo.active_set(run.id)
     assert sorted(active.level_ids) == sorted([ids[1], ids[2], ids[3]])
-    assert repo.stats(run.id).active == 3
+    assert repo.statistics.counts(run.id).active == 3
     repo.close()

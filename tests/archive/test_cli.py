@@ -17,9 +17,9 @@ runner = CliRunner()
 
 def _fill(url: str) -> tuple[int, int]:
     repo = ArchiveRepository.open(url)
-    run = repo.create_run("demo", domain="tetris", seed=0)
-    root = repo.insert_level(run.id, NewLevel("tetris", content_hash("r"), "seed", code="R")).id
-    child = repo.record_attempt(
+    run = repo.runs.create("demo", domain="tetris", seed=0)
+    root = repo.levels.insert(run.id, NewLevel("tetris", content_hash("r"), "seed", code="R")).id
+    child = repo.attempts.record(
         run.id,
         NewAttempt(teacher="mutation", stage_reached="done", verdict="accepted", parent_id=root),
         NewLevel(
@@ -32,7 +32,7 @@ def _fill(url: str) -> tuple[int, int]:
         ),
     ).level
     assert child is not None
-    repo.record_attempt(
+    repo.attempts.record(
         run.id,
         NewAttempt(
             teacher="mutation",
@@ -43,7 +43,7 @@ def _fill(url: str) -> tuple[int, int]:
         ),
     )
     repo.record_evaluation(root, student_iteration=1, episodes=4, successes=3)
-    repo.set_active(root, True)
+    repo.active.force(root, True)
     repo.close()
     return root, child.id
 

@@ -10,7 +10,7 @@ import signal
 import time
 
 from archive_db import ArchiveRepository
-from archive_db.records import NewLevel, content_hash
+from archive_db.records import AttemptFilter, NewLevel, content_hash
 from dicode.archive.graph import LineageView
 from tests.archive import workers
 from tests.archive.viewcheck import assert_same_view
@@ -27,8 +27,8 @@ def _join_all(processes: list) -> None:  # type: ignore[type-arg]
 
 def test_concurrent_writers_lose_and_duplicate_nothing(archive_url: str) -> None:
     repo = ArchiveRepository.open(archive_url)
-    run = repo.create_run("concurrent", domain="tetris", seed=0)
-    root = repo.insert_level(run.id, NewLevel("tetris", content_hash("root"), "seed")).id
+    run = repo.runs.create("concurrent", domain="tetris", seed=0)
+    root = repo.levels.insert(run.id, NewLevel("tetris", content_hash("root"), "seed")).id
     live = LineageView.load(repo, run.id)
     processes = [
         SPAWN.Process(
@@ -46,7 +46,7 @@ def test_concurrent_writers_lose_and_duplicate_nothing(archive_url: str) -> None
     live.refresh(repo, run.id)
 
     own = WORKERS * workers.LEVELS_PER_WORKER
-    stats = repo.stats(run.id)
+    stats = repo.statistics.counts(run.id)
     assert stats.levels == 1 + own + workers.SHARED_LEVELS
     assert stats.edges == own + workers.SHARED_LEVELS
     assert stats.accepted == own + WORKERS * workers.SHARED_LEVELS
@@ -57,10 +57,10 @@ def test_concurrent_writers_lose_and_duplicate_nothing(archive_url: str) -> None
     for w in range(WORKERS):
         chain = [root] + [by_code[workers.own_tag(w, k)] for k in range(workers.LEVELS_PER_WORKER)]
         expected_edges |= set(itertools.pairwise(chain))
-    snapshot = repo.load_graph_snapshot(run.id)
+    snapshot = repo.feed.snapshot(run.id)
     assert {(e.parent, e.child) for e in snapshot.edges} == expected_edges
 
-    errors = {a.error for a in repo.list_attempts(run.id, verdict="rejected")}
+    errors = {a.error for a in repo.attempts.listing(run.id, AttemptFilter(verdict="rejected"))}
     assert errors == {
         f"error of {workers.own_tag(w, k)}"
         for w in range(WORKERS)
@@ -72,14 +72,14 @@ def test_concurrent_writers_lose_and_duplicate_nothing(archive_url: str) -> None
 
 def test_concurrent_offers_keep_the_active_set_bounded_and_best(archive_url: str) -> None:
     repo = ArchiveRepository.open(archive_url)
-    run = repo.create_run("active", domain="tetris", seed=0)
+    run = repo.runs.create("active", domain="tetris", seed=0)
     rng = random.Random(1)
     per_worker, capacity = 12, 10
     scores = rng.sample(range(1, 10_000), WORKERS * per_worker)
     ids = []
     for i, score in enumerate(scores):
-        lid = repo.insert_level(run.id, NewLevel("tetris", content_hash(str(i)), "t")).id
-        repo.update_level(lid, score=score / 40_000)
+        lid = repo.levels.insert(run.id, NewLevel("tetris", content_hash(str(i)), "t")).id
+        repo.levels.update(lid, score=score / 40_000)
         ids.append(lid)
     processes = [
         SPAWN.Process(
@@ -105,10 +105,10 @@ def test_concurrent_offers_keep_the_active_set_bounded_and_best(archive_url: str
 
 def test_a_writer_killed_mid_transaction_leaves_the_archive_consistent(archive_url: str) -> None:
     repo = ArchiveRepository.open(archive_url)
-    run = repo.create_run("crash", domain="tetris", seed=0)
-    root = repo.insert_level(run.id, NewLevel("tetris", content_hash("root"), "seed")).id
+    run = repo.runs.create("crash", domain="tetris", seed=0)
+    root = repo.levels.insert(run.id, NewLevel("tetris", content_hash("root"), "seed")).id
     view = LineageView.load(repo, run.id)
-    before = repo.stats(run.id)
+    before = repo.statistics.counts(run.id)
 
     ready = SPAWN.Event()
     victim = SPAWN.Process(
@@ -123,9 +123,9 @@ def test_a_writer_killed_mid_transaction_leaves_the_archive_consistent(archive_u
 
     # Nothing of the killed transaction is visible, and the archive takes new writes,
     # including the very level the dead writer had not committed.
-    assert repo.stats(run.id) == before
-    assert repo.find_level_by_hash(run.id, content_hash("doomed")) is None
-    again = repo.insert_level(
+    assert repo.statistics.counts(run.id) == before
+    assert repo.levels.find_by_hash(run.id, content_hash("doomed")) is None
+    again = repo.levels.insert(
         run.id, NewLevel("tetris", content_hash("doomed"), "retry", parent_ids=(root,))
     )
     assert again.created

@@ -14,8 +14,8 @@ from tests.archive.viewcheck import assert_same_view
 
 def test_incremental_view_equals_a_fresh_snapshot(sqlite_url: str) -> None:
     repo = ArchiveRepository.open(sqlite_url)
-    run = repo.create_run("r", domain="tetris", seed=0)
-    other = repo.create_run("other", domain="tetris", seed=0)
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    other = repo.runs.create("other", domain="tetris", seed=0)
     rng = random.Random(0)
     live = LineageView.load(repo, run.id)
     ids: list[int] = []
@@ -27,7 +27,7 @@ def test_incremental_view_equals_a_fresh_snapshot(sqlite_url: str) -> None:
             new = NewLevel(
                 domain="tetris", content_hash=content_hash(tag), teacher="t", parent_ids=parents
             )
-            inserted = repo.insert_level(run.id, new)
+            inserted = repo.levels.insert(run.id, new)
             if inserted.created:
                 ids.append(inserted.id)
         elif op < 0.75:
@@ -41,20 +41,20 @@ def test_incremental_view_equals_a_fresh_snapshot(sqlite_url: str) -> None:
         elif op < 0.85:
             repo.mark_sampled(rng.sample(ids, k=min(3, len(ids))), step)
         elif op < 0.95:
-            repo.set_active(rng.choice(ids), rng.random() < 0.7)
+            repo.active.force(rng.choice(ids), rng.random() < 0.7)
         else:
             a, b = sorted(rng.sample(ids, 2)) if len(ids) > 1 else (ids[0], ids[0])
             if a != b:
-                repo.add_edge(a, b)
+                repo.lineage.add_edge(a, b)
         # Noise in another run must never leak into this view.
-        repo.insert_level(other.id, NewLevel(domain="tetris", content_hash=str(step), teacher="t"))
+        repo.levels.insert(other.id, NewLevel(domain="tetris", content_hash=str(step), teacher="t"))
         if step % 7 == 0:
             live.refresh(repo, run.id)
     live.refresh(repo, run.id)
     fresh = LineageView.load(repo, run.id)
     assert_same_view(live, fresh)
-    assert len(fresh) == len(ids) == repo.stats(run.id).levels
-    assert fresh.graph.number_of_edges() == repo.stats(run.id).edges
+    assert len(fresh) == len(ids) == repo.statistics.counts(run.id).levels
+    assert fresh.graph.number_of_edges() == repo.statistics.counts(run.id).edges
     # The children counts agree with the graph itself.
     columns = fresh.columns()
     for row, level_id in enumerate(columns.ids):
@@ -63,7 +63,7 @@ def test_incremental_view_equals_a_fresh_snapshot(sqlite_url: str) -> None:
         good = sum(fresh.graph.nodes[k]["status"] in "ABC" for k in kids)
         assert columns.n_good_children[row] == good
     assert live.refresh(repo, run.id) == 0
-    first = repo.get_level(ids[0])
+    first = repo.levels.get(ids[0])
     assert live.node(ids[0]).status == first.status
     assert live.node(ids[0]).times_sampled == first.times_sampled
     repo.close()

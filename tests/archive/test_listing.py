@@ -21,10 +21,12 @@ from archive_db.models import (
     Run,
 )
 from archive_db.records import (
+    AttemptFilter,
     AttemptInfo,
     CheckpointInfo,
     EvaluationInfo,
     EventInfo,
+    LevelFilter,
     LevelInfo,
     NewAttempt,
     NewLevel,
@@ -47,21 +49,21 @@ def fill(repo: ArchiveRepository, n: int = 40) -> tuple[int, list[int]]:
     """A run of ``n`` levels (teachers, letters and sampling marks in a known pattern), each
     with its accepted attempt, plus a rejected attempt per fifth level; and noise in another
     run that no listing of the first may show."""
-    run = repo.create_run("listed", domain="tetris", seed=0).id
-    other = repo.create_run("other", domain="tetris", seed=0).id
+    run = repo.runs.create("listed", domain="tetris", seed=0).id
+    other = repo.runs.create("other", domain="tetris", seed=0).id
     ids = []
     for i in range(n):
         teacher = TEACHERS[i % 3]
         level = NewLevel(
             domain="tetris", content_hash=content_hash("l", str(i)), teacher=teacher, code=str(i)
         )
-        recorded = repo.record_attempt(
+        recorded = repo.attempts.record(
             run, NewAttempt(teacher=teacher, stage_reached="done", verdict="accepted"), level
         )
         assert recorded.level is not None
         ids.append(recorded.level.id)
         if i % 5 == 0:
-            repo.record_attempt(
+            repo.attempts.record(
                 run,
                 NewAttempt(
                     teacher=teacher,
@@ -72,20 +74,20 @@ def fill(repo: ArchiveRepository, n: int = 40) -> tuple[int, list[int]]:
                     error=f"error {i}",
                 ),
             )
-        repo.insert_level(other, NewLevel(domain="tetris", content_hash=str(i), teacher=teacher))
+        repo.levels.insert(other, NewLevel(domain="tetris", content_hash=str(i), teacher=teacher))
     for i, level_id in enumerate(ids):
-        repo.update_level(level_id, status="ABCD"[i % 4])
+        repo.levels.update(level_id, status="ABCD"[i % 4])
     repo.mark_sampled(ids[::2], step=1)
     return run, ids
 
 
 def test_level_pages_are_the_listing_cut_in_order(repo: ArchiveRepository) -> None:
     run, ids = fill(repo)
-    pages = [repo.page_levels(run, limit=7, offset=k) for k in range(0, 45, 7)]
+    pages = [repo.levels.page(run, limit=7, offset=k) for k in range(0, 45, 7)]
     assert {p.total for p in pages} == {len(ids)}
     assert [lvl.id for p in pages for lvl in p.items] == ids
-    assert repo.page_levels(run, limit=5, offset=10**6).items == ()
-    assert [lvl.id for lvl in repo.list_levels(run, limit=3, offset=4)] == ids[4:7]
+    assert repo.levels.page(run, limit=5, offset=10**6).items == ()
+    assert [lvl.id for lvl in repo.levels.listing(run, limit=3, offset=4)] == ids[4:7]
 
 
 @pytest.mark.parametrize(
@@ -104,33 +106,35 @@ def test_level_filters_run_in_the_query(
 ) -> None:
     run, ids = fill(repo)
     wanted = [level_id for i, level_id in enumerate(ids) if expected(i)]  # type: ignore[operator]
-    page = repo.page_levels(run, limit=5, offset=2, **where)
+    page = repo.levels.page(run, LevelFilter(**where), limit=5, offset=2)
     assert page.total == len(wanted)
     assert [lvl.id for lvl in page.items] == wanted[2:7]
-    assert [lvl.id for lvl in repo.list_levels(run, **where)] == wanted
+    assert [lvl.id for lvl in repo.levels.listing(run, LevelFilter(**where))] == wanted
 
 
 def test_attempt_pages_and_filters(repo: ArchiveRepository) -> None:
     run, ids = fill(repo)
-    everything = repo.list_attempts(run)
+    everything = repo.attempts.listing(run)
     assert len(everything) == len(ids) + len(ids) // 5
-    page = repo.page_attempts(run, limit=10, offset=30)
+    page = repo.attempts.page(run, limit=10, offset=30)
     assert page.total == len(everything)
     assert [a.id for a in page.items] == [a.id for a in everything[30:40]]
-    rejected = repo.page_attempts(run, verdict="rejected", limit=3)
+    rejected = repo.attempts.page(run, AttemptFilter(verdict="rejected"), limit=3)
     assert rejected.total == 8 and all(a.verdict == "rejected" for a in rejected.items)
-    syntax = repo.page_attempts(run, failing_stage="syntax", limit=50)
+    syntax = repo.attempts.page(run, AttemptFilter(failing_stage="syntax"), limit=50)
     assert [a.error for a in syntax.items] == ["error 0", "error 10", "error 20", "error 30"]
-    from_root = repo.page_attempts(run, parent_id=ids[0], teacher="mutation", limit=50)
+    from_root = repo.attempts.page(
+        run, AttemptFilter(parent_id=ids[0], teacher="mutation"), limit=50
+    )
     assert from_root.total == 2 and {a.error for a in from_root.items} == {"error 10", "error 25"}
 
 
 def test_the_neighbourhood_is_walked_in_sql(repo: ArchiveRepository) -> None:
-    run = repo.create_run("tree", domain="tetris", seed=0).id
+    run = repo.runs.create("tree", domain="tetris", seed=0).id
     graph = nx.DiGraph()
 
     def add(tag: str, *parents: int) -> int:
-        level_id = repo.insert_level(
+        level_id = repo.levels.insert(
             run, NewLevel(domain="tetris", content_hash=tag, teacher="t", parent_ids=parents)
         ).id
         graph.add_node(level_id)
@@ -144,7 +148,7 @@ def test_the_neighbourhood_is_walked_in_sql(repo: ArchiveRepository) -> None:
     e = add("e", d)
     add("f", e)
     for level, depth in ((c, 1), (c, 2), (d, 1), (root, 3), (e, 50)):
-        around = repo.level_neighbourhood(level, depth)
+        around = repo.lineage.neighbourhood(level, depth)
         near = {level}
         for step in (graph.predecessors, graph.successors):
             frontier = {level}
@@ -155,7 +159,7 @@ def test_the_neighbourhood_is_walked_in_sql(repo: ArchiveRepository) -> None:
         assert {(x.parent, x.child) for x in around.edges} == set(graph.subgraph(near).edges)
     assert all(isinstance(n, LevelNode) for n in around.levels)
     with pytest.raises(NotFoundError):
-        repo.level_neighbourhood(10**6, 2)
+        repo.lineage.neighbourhood(10**6, 2)
 
 
 @pytest.mark.parametrize(
@@ -179,8 +183,8 @@ def test_every_record_is_filled_from_same_named_columns(record: type, model: typ
 
 
 def test_records_get_their_own_json_containers(repo: ArchiveRepository) -> None:
-    run = repo.create_run("json", domain="tetris", seed=0, config={"a": [1]})
-    assert repo.get_run(run.id) == run
+    run = repo.runs.create("json", domain="tetris", seed=0, config={"a": [1]})
+    assert repo.runs.get(run.id) == run
     with repo.sessions.reading() as session:
         row = session.get(Run, run.id)
         copied = record_from(RunInfo, row)
@@ -196,12 +200,12 @@ def test_cached_counts_follow_every_write_of_another_process(archive_url: str) -
     run, ids = fill(writer, n=12)
 
     def seen() -> tuple[int, ...]:
-        stats = reader.stats(run)
+        stats = reader.statistics.counts(run)
         return (
-            reader.page_levels(run, limit=1).total,
-            reader.page_levels(run, status="A", limit=1).total,
-            reader.page_levels(run, sampled=True, limit=1).total,
-            reader.page_levels(run, active=True, limit=1).total,
+            reader.levels.page(run, limit=1).total,
+            reader.levels.page(run, LevelFilter(status="A"), limit=1).total,
+            reader.levels.page(run, LevelFilter(sampled=True), limit=1).total,
+            reader.levels.page(run, LevelFilter(active=True), limit=1).total,
             stats.levels,
             stats.by_status["A"],
             stats.active,
@@ -218,11 +222,11 @@ def test_cached_counts_follow_every_write_of_another_process(archive_url: str) -
             len(levels),
             sum(level.status == "A" for level in levels),
             sum(level.active for level in levels),
-            len(writer.load_graph_snapshot(run).edges),
+            len(writer.feed.snapshot(run).edges),
         )
 
     writes = [
-        lambda: writer.record_attempt(
+        lambda: writer.attempts.record(
             run,
             NewAttempt(teacher="mutation", stage_reached="done", verdict="accepted"),
             NewLevel(
@@ -232,9 +236,9 @@ def test_cached_counts_follow_every_write_of_another_process(archive_url: str) -
                 parent_ids=(ids[0],),
             ),
         ),
-        lambda: writer.update_level(ids[1], status="A"),  # B (fill) → A
+        lambda: writer.levels.update(ids[1], status="A"),  # B (fill) → A
         lambda: writer.mark_sampled([ids[2], ids[3]], step=7),  # ids[3] never sampled
-        lambda: writer.set_active(ids[4], True),
+        lambda: writer.active.force(ids[4], True),
         lambda: writer.record_evaluation(
             ids[5], student_iteration=1, episodes=4, successes=4  # B (fill) → A
         ),

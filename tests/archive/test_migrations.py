@@ -13,7 +13,7 @@ from sqlalchemy import Engine, inspect
 from archive_db import ArchiveRepository, create_archive_engine, upgrade_to_head
 from archive_db.migrate import alembic_config
 from archive_db.models import Base
-from archive_db.records import NewAttempt, NewLevel
+from archive_db.records import LevelFilter, NewAttempt, NewLevel
 
 
 def test_migrating_an_empty_database_gives_exactly_the_models(archive_url: str) -> None:
@@ -54,11 +54,11 @@ def test_a_filled_archive_goes_down_to_0001_and_back_to_head(archive_url: str) -
     """Upgrades keep every stored level: 0002's (run, …, id) listing indexes replace the plain
     run ones, 0003's skill column comes empty; downgrades put the old indexes back."""
     repo = ArchiveRepository.open(archive_url)
-    run = repo.create_run("old", domain="tetris", seed=0).id
+    run = repo.runs.create("old", domain="tetris", seed=0).id
     for tag in "abc":
         level = NewLevel(domain="tetris", content_hash=tag, teacher=tag, skill=f"skill_{tag}")
         attempt = NewAttempt(teacher=tag, stage_reached="x", verdict="accepted")
-        repo.record_attempt(run, attempt, level)
+        repo.attempts.record(run, attempt, level)
     assert [level.skill for level in repo.list_levels(run)] == ["skill_a", "skill_b", "skill_c"]
     before = [replace(level, skill=None) for level in repo.list_levels(run)]
     config = alembic_config(archive_url)
@@ -77,5 +77,5 @@ def test_a_filled_archive_goes_down_to_0001_and_back_to_head(archive_url: str) -
     assert "ix_levels_run_id" not in _indexes(repo.engine, "levels")
     assert "ix_generation_attempts_run_page" in _indexes(repo.engine, "generation_attempts")
     assert repo.list_levels(run) == before
-    assert repo.page_levels(run, teacher="b", limit=5).items == (before[1],)
+    assert repo.levels.page(run, LevelFilter(teacher="b"), limit=5).items == (before[1],)
     repo.close()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from archive_db import ArchiveRepository, InvalidRecordError, NotFoundError
-from archive_db.records import NewAttempt, NewLevel, content_hash
+from archive_db.records import AttemptFilter, NewAttempt, NewLevel, content_hash
 
 
 @pytest.fixture
@@ -31,28 +31,29 @@ def level(tag: str, *parents: int, teacher: str = "mutation") -> NewLevel:
 
 
 def test_runs_are_created_once_and_found_by_name_or_id(repo: ArchiveRepository) -> None:
-    run = repo.create_run("alpha", domain="tetris", seed=7, config={"lr": 0.001})
-    assert repo.get_run("alpha") == repo.get_run(run.id) == run
+    run = repo.runs.create("alpha", domain="tetris", seed=7, config={"lr": 0.001})
+    assert repo.runs.get("alpha") == repo.runs.get(run.id) == run
     assert run.config == {"lr": 0.001} and run.seed == 7 and run.created_at.tzinfo is not None
     with pytest.raises(InvalidRecordError, match="already exists"):
-        repo.create_run("alpha", domain="tetris", seed=1)
-    assert repo.open_run("alpha", domain="tetris", seed=99).id == run.id
-    repo.set_run_status(run.id, "running")
-    assert repo.get_run("alpha").status == "running"
-    assert [r.name for r in repo.list_runs()] == ["alpha"]
+        repo.runs.create("alpha", domain="tetris", seed=1)
+    assert repo.runs.open("alpha", domain="tetris", seed=99).id == run.id
+    repo.runs.set_status(run.id, "running")
+    assert repo.runs.get("alpha").status == "running"
+    assert [r.name for r in repo.runs.all()] == ["alpha"]
     with pytest.raises(NotFoundError):
-        repo.get_run("nope")
+        repo.runs.get("nope")
 
 
 def test_levels_are_idempotent_by_content_hash(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    root = repo.insert_level(run.id, level("root"))
-    child = repo.insert_level(run.id, level("child", root.id))
-    again = repo.insert_level(run.id, level("child", root.id))
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    root = repo.levels.insert(run.id, level("root"))
+    child = repo.levels.insert(run.id, level("child", root.id))
+    again = repo.levels.insert(run.id, level("child", root.id))
     assert root.created and child.created
     assert again.id == child.id and not again.created
-    assert repo.children(root.id) == [child.id] and repo.parents(child.id) == [root.id]
-    stored = repo.get_level(child.id)
+    assert repo.lineage.children(root.id) == [child.id]
+    assert repo.lineage.parents(child.id) == [root.id]
+    stored = repo.levels.get(child.id)
     assert (stored.code, stored.description, stored.bundle_format) == (
         "# level child",
         "level child",
@@ -61,29 +62,29 @@ def test_levels_are_idempotent_by_content_hash(repo: ArchiveRepository) -> None:
     assert repo.get_bundle(child.id) == b"childchildchild"
     assert (stored.status, stored.score, stored.active) == ("D", 0.0, False)
     # The same content in another run is another level.
-    other = repo.create_run("r2", domain="tetris", seed=0)
-    assert repo.insert_level(other.id, level("root")).created
+    other = repo.runs.create("r2", domain="tetris", seed=0)
+    assert repo.levels.insert(other.id, level("root")).created
 
 
 def test_bad_levels_and_edges_are_refused_with_a_reason(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    a = repo.insert_level(run.id, level("a")).id
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    a = repo.levels.insert(run.id, level("a")).id
     with pytest.raises(InvalidRecordError, match="not in run"):
-        repo.insert_level(run.id, level("b", 12345))
+        repo.levels.insert(run.id, level("b", 12345))
     with pytest.raises(InvalidRecordError, match="own parent"):
-        repo.add_edge(a, a)
+        repo.lineage.add_edge(a, a)
     with pytest.raises(NotFoundError):
-        repo.insert_level(999, level("c"))
+        repo.levels.insert(999, level("c"))
     with pytest.raises(InvalidRecordError, match="content_hash"):
-        repo.insert_level(run.id, NewLevel(domain="tetris", content_hash="", teacher="t"))
+        repo.levels.insert(run.id, NewLevel(domain="tetris", content_hash="", teacher="t"))
     # Nothing half-written.
-    assert repo.stats(run.id).levels == 1
+    assert repo.statistics.counts(run.id).levels == 1
 
 
 def test_every_attempt_is_retrievable_with_its_error(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    parent = repo.insert_level(run.id, level("p")).id
-    rejected = repo.record_attempt(
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    parent = repo.levels.insert(run.id, level("p")).id
+    rejected = repo.attempts.record(
         run.id,
         NewAttempt(
             teacher="qwen",
@@ -100,13 +101,13 @@ def test_every_attempt_is_retrievable_with_its_error(repo: ArchiveRepository) ->
             tokens_out=30,
         ),
     )
-    accepted = repo.record_attempt(
+    accepted = repo.attempts.record(
         run.id,
         NewAttempt(teacher="qwen", stage_reached="done", verdict="accepted", parent_id=parent),
         level("new", parent),
     )
     assert rejected.level is None and accepted.level is not None and accepted.level.created
-    failures = repo.list_attempts(run.id, verdict="rejected")
+    failures = repo.attempts.listing(run.id, AttemptFilter(verdict="rejected"))
     assert [a.id for a in failures] == [rejected.attempt_id]
     failure = failures[0]
     assert failure.error == "SyntaxError: invalid syntax (line 1)"
@@ -114,43 +115,43 @@ def test_every_attempt_is_retrievable_with_its_error(repo: ArchiveRepository) ->
     assert failure.prompts == [{"role": "user", "content": "make it harder"}]
     assert failure.responses == ["<code>def build(: pass</code>"]
     assert (failure.latency_s, failure.tokens_in, failure.tokens_out) == (1.5, 120, 30)
-    ok = repo.get_attempt(accepted.attempt_id)
-    assert ok.level_id == accepted.level.id and repo.parents(ok.level_id) == [parent]
-    assert len(repo.list_attempts(run.id, parent_id=parent)) == 2
-    assert repo.list_attempts(run.id, failing_stage="description") == []
-    stats = repo.stats(run.id)
+    ok = repo.attempts.get(accepted.attempt_id)
+    assert ok.level_id == accepted.level.id and repo.lineage.parents(ok.level_id) == [parent]
+    assert len(repo.attempts.listing(run.id, AttemptFilter(parent_id=parent))) == 2
+    assert repo.attempts.listing(run.id, AttemptFilter(failing_stage="description")) == []
+    stats = repo.statistics.counts(run.id)
     assert (stats.accepted, stats.rejected, stats.levels, stats.edges) == (1, 1, 2, 1)
 
 
 def test_inconsistent_attempts_are_refused(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
+    run = repo.runs.create("r", domain="tetris", seed=0)
     with pytest.raises(InvalidRecordError, match="must come with its level"):
-        repo.record_attempt(
+        repo.attempts.record(
             run.id, NewAttempt(teacher="t", stage_reached="done", verdict="accepted")
         )
     with pytest.raises(InvalidRecordError, match="failing_stage and error"):
-        repo.record_attempt(
+        repo.attempts.record(
             run.id, NewAttempt(teacher="t", stage_reached="code", verdict="rejected")
         )
     with pytest.raises(InvalidRecordError, match="verdict"):
-        repo.record_attempt(run.id, NewAttempt(teacher="t", stage_reached="x", verdict="maybe"))
-    assert repo.list_attempts(run.id) == []
+        repo.attempts.record(run.id, NewAttempt(teacher="t", stage_reached="x", verdict="maybe"))
+    assert repo.attempts.listing(run.id) == []
 
 
 def test_evaluations_update_status_score_and_history(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    lid = repo.insert_level(run.id, level("x")).id
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    lid = repo.levels.insert(run.id, level("x")).id
     repo.record_evaluation(
         lid, student_iteration=2, episodes=10, successes=8, mean_return=3.5, per_goal={"lines": 0.8}
     )
-    stored = repo.get_level(lid)
+    stored = repo.levels.get(lid)
     assert (stored.status, stored.success_rate) == ("A", 0.8)
     assert stored.score == pytest.approx(0.8 * 0.2)
     repo.record_evaluation(lid, student_iteration=1, episodes=4, successes=1)
     repo.record_evaluation(lid, student_iteration=3, episodes=0, successes=0)
-    stored = repo.get_level(lid)
+    stored = repo.levels.get(lid)
     assert (stored.status, stored.success_rate, stored.score) == ("D", None, 0.0)
-    history = repo.level_history(lid)
+    history = repo.evaluations.history(lid)
     assert [h.student_iteration for h in history] == [1, 2, 3]
     assert [h.success_rate for h in history] == [0.25, 0.8, None]
     assert history[1].per_goal == {"lines": 0.8} and history[1].mean_return == 3.5
@@ -159,48 +160,48 @@ def test_evaluations_update_status_score_and_history(repo: ArchiveRepository) ->
 
 
 def test_a_status_says_mastered_only_after_min_sessions(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    lid = repo.insert_level(run.id, level("x")).id
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    lid = repo.levels.insert(run.id, level("x")).id
     record = {"episodes": 10, "successes": 10, "min_sessions": 2}
     repo.record_evaluation(lid, student_iteration=1, **record)
-    assert repo.get_level(lid).status == "B"  # one session: not judged yet
+    assert repo.levels.get(lid).status == "B"  # one session: not judged yet
     repo.record_evaluation(lid, student_iteration=2, episodes=0, successes=0, min_sessions=2)
-    assert repo.get_level(lid).status == "D"  # no data (and it measures nothing)
+    assert repo.levels.get(lid).status == "D"  # no data (and it measures nothing)
     repo.record_evaluation(lid, student_iteration=3, **record)
-    assert repo.get_level(lid).status == "A"  # the second session with finished episodes
+    assert repo.levels.get(lid).status == "A"  # the second session with finished episodes
 
 
 def test_sampling_marks_scores_checkpoints_and_events(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    a = repo.insert_level(run.id, level("a")).id
-    b = repo.insert_level(run.id, level("b")).id
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    a = repo.levels.insert(run.id, level("a")).id
+    b = repo.levels.insert(run.id, level("b")).id
     repo.mark_sampled([a, b], step=4)
     repo.mark_sampled([a], step=5)
-    assert (repo.get_level(a).last_sampled, repo.get_level(a).times_sampled) == (5, 2)
-    assert (repo.get_level(b).last_sampled, repo.get_level(b).times_sampled) == (4, 1)
-    fresh = repo.insert_level(run.id, level("fresh")).id
+    assert (repo.levels.get(a).last_sampled, repo.levels.get(a).times_sampled) == (5, 2)
+    assert (repo.levels.get(b).last_sampled, repo.levels.get(b).times_sampled) == (4, 1)
+    fresh = repo.levels.insert(run.id, level("fresh")).id
     assert [lv.id for lv in repo.list_levels(run.id, sampled=False)] == [fresh]
     assert [lv.id for lv in repo.list_levels(run.id, sampled=True)] == [a, b]
-    repo.update_level(b, score=0.2, status="B", success_rate=0.6)
-    assert (repo.get_level(b).status, repo.get_level(b).score) == ("B", 0.2)
+    repo.levels.update(b, score=0.2, status="B", success_rate=0.6)
+    assert (repo.levels.get(b).status, repo.levels.get(b).score) == ("B", 0.2)
     with pytest.raises(InvalidRecordError):
-        repo.update_level(b, status="E")
-    repo.add_checkpoint(run.id, "/ckpt/10", 10, {"loss": 1.0})
-    repo.add_checkpoint(run.id, "/ckpt/20", 20)
-    latest = repo.latest_checkpoint(run.id)
+        repo.levels.update(b, status="E")
+    repo.checkpoints.add(run.id, "/ckpt/10", 10, {"loss": 1.0})
+    repo.checkpoints.add(run.id, "/ckpt/20", 20)
+    latest = repo.checkpoints.latest(run.id)
     assert latest is not None and (latest.path, latest.iteration) == ("/ckpt/20", 20)
-    assert [c.iteration for c in repo.list_checkpoints(run.id)] == [10, 20]
-    first = repo.add_event("student.started", {"pid": 1}, run_id=run.id)
-    repo.add_event("generator.round", {"n": 10}, run_id=run.id)
-    assert [e.kind for e in repo.list_events(run_id=run.id, after_id=first.id)] == [
+    assert [c.iteration for c in repo.checkpoints.all(run.id)] == [10, 20]
+    first = repo.events.add("student.started", {"pid": 1}, run_id=run.id)
+    repo.events.add("generator.round", {"n": 10}, run_id=run.id)
+    assert [e.kind for e in repo.events.listing(run_id=run.id, after_id=first.id)] == [
         "generator.round"
     ]
-    assert repo.list_events(kind="student.started")[0].payload == {"pid": 1}
+    assert repo.events.listing(kind="student.started")[0].payload == {"pid": 1}
 
 
 def test_active_set_compare_and_swap(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    a, b, c = (repo.insert_level(run.id, level(t)).id for t in "abc")
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    a, b, c = (repo.levels.insert(run.id, level(t)).id for t in "abc")
     snapshot = repo.active_set(run.id)
     assert snapshot.level_ids == ()
     assert repo.compare_and_swap_active(run.id, snapshot.version, admit=a, evict=None)
@@ -213,17 +214,17 @@ def test_active_set_compare_and_swap(repo: ArchiveRepository) -> None:
     assert repo.active_set(run.id).level_ids == (a,)
     assert repo.compare_and_swap_active(run.id, current.version, admit=c, evict=a)
     assert repo.active_set(run.id).level_ids == (c,)
-    repo.set_active(b, True)
+    repo.active.force(b, True)
     assert repo.active_set(run.id).level_ids == (b, c)
-    assert repo.stats(run.id).active == 2
+    assert repo.statistics.counts(run.id).active == 2
 
 
 def test_change_feed_delivers_only_what_changed(repo: ArchiveRepository) -> None:
-    run = repo.create_run("r", domain="tetris", seed=0)
-    a = repo.insert_level(run.id, level("a")).id
-    snapshot = repo.load_graph_snapshot(run.id)
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    a = repo.levels.insert(run.id, level("a")).id
+    snapshot = repo.feed.snapshot(run.id)
     assert [n.id for n in snapshot.levels] == [a] and snapshot.edges == ()
-    b = repo.insert_level(run.id, level("b", a)).id
+    b = repo.levels.insert(run.id, level("b", a)).id
     repo.record_evaluation(a, student_iteration=1, episodes=2, successes=1)
     changes = repo.changes_since(run.id, snapshot.cursor)
     assert {n.id for n in changes.levels} == {a, b}
@@ -235,7 +236,7 @@ def test_change_feed_delivers_only_what_changed(repo: ArchiveRepository) -> None
 
 def test_an_in_memory_archive_works_for_quick_experiments() -> None:
     repo = ArchiveRepository.open("sqlite://")
-    run = repo.create_run("scratch", domain="tetris", seed=0)
-    repo.insert_level(run.id, level("a"))
-    assert repo.stats().levels == 1
+    run = repo.runs.create("scratch", domain="tetris", seed=0)
+    repo.levels.insert(run.id, level("a"))
+    assert repo.statistics.counts().levels == 1
     repo.close()

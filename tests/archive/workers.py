@@ -30,7 +30,7 @@ def write_lineage(url: str, run_id: int, root_id: int, worker: int) -> None:
     parent = root_id
     for k in range(LEVELS_PER_WORKER):
         tag = own_tag(worker, k)
-        repo.record_attempt(
+        repo.attempts.record(
             run_id,
             NewAttempt(
                 teacher=f"worker{worker}",
@@ -42,7 +42,7 @@ def write_lineage(url: str, run_id: int, root_id: int, worker: int) -> None:
                 error=f"error of {tag}",
             ),
         )
-        result = repo.record_attempt(
+        result = repo.attempts.record(
             run_id,
             NewAttempt(
                 teacher=f"worker{worker}",
@@ -57,7 +57,7 @@ def write_lineage(url: str, run_id: int, root_id: int, worker: int) -> None:
         assert result.level is not None
         parent = result.level.id
         if k < SHARED_LEVELS:
-            repo.record_attempt(
+            repo.attempts.record(
                 run_id,
                 NewAttempt(
                     teacher=f"worker{worker}",

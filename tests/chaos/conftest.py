@@ -351,7 +351,7 @@ def new_run(url: str, settings: RunSettings = TINY, name: str = RUN) -> int:
     """Create the run the services will open by name, with ``settings`` as its config."""
     repo = ArchiveRepository.open(url)
     try:
-        return repo.create_run(name, domain="tetris", seed=0, config=settings.to_dict()).id
+        return repo.runs.create(name, domain="tetris", seed=0, config=settings.to_dict()).id
     finally:
         repo.close()
 

@@ -115,11 +115,11 @@ def test_full_run_disk_stops_the_student_clearly_and_keeps_the_archive(
     student.start()
     wait_for(
         lambda: student.check_alive() or any(
-            e.id > last_event for e in repo.list_events(run_id=run_id, kind=SESSION_EVENT)
+            e.id > last_event for e in repo.events.listing(run_id=run_id, kind=SESSION_EVENT)
         ),
         400, "a session of the restarted student",
     )
-    first = next(e for e in repo.list_events(run_id=run_id, kind=SESSION_EVENT)
+    first = next(e for e in repo.events.listing(run_id=run_id, kind=SESSION_EVENT)
                  if e.id > last_event)
     repo.close()
     student.kill9()

@@ -49,7 +49,7 @@ def _settled(url: str, run_id: int, quiet_s: float = QUIET_S, timeout: float = 6
 
 
 def _sessions(repo: ArchiveRepository, run_id: int, after_id: int = 0) -> list[dict[str, int]]:
-    return [e.payload | {"event_id": e.id} for e in repo.list_events(run_id=run_id,
+    return [e.payload | {"event_id": e.id} for e in repo.events.listing(run_id=run_id,
             kind=SESSION_EVENT) if e.id > after_id]
 
 
@@ -67,7 +67,7 @@ def test_student_kill_9_then_resume_from_newest_checkpoint(
         lambda: student.check_alive() or generator.check_alive() or (
             count_rows(url, "checkpoints", run_id) >= 3
             and count_rows(url, "evaluations", run_id) >= 1
-            and repo.list_events(run_id=run_id, kind=TARGET_EVENT)
+            and repo.events.listing(run_id=run_id, kind=TARGET_EVENT)
         ),
         400, "checkpoints, evaluations and a target evaluation",
     )
@@ -77,7 +77,7 @@ def test_student_kill_9_then_resume_from_newest_checkpoint(
     print(f"\nthe killed student's rows settled {time.monotonic() - killed_at:.1f} s after the "
           f"kill; rows {before.counts()}")
     assert_whole(before)
-    saved = repo.latest_checkpoint(run_id)
+    saved = repo.checkpoints.latest(run_id)
     assert saved is not None and Path(saved.path).is_file()
     last_event = max(before.events)
 

@@ -32,7 +32,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArchiveR
     own recording function."""
     path = tmp_path_factory.mktemp("archive") / "archive.sqlite"
     repo = ArchiveRepository.open(f"sqlite:///{path}")
-    run = repo.create_run("craftax_schedule", domain="craftax", seed=0, config={})
+    run = repo.runs.create("craftax_schedule", domain="craftax", seed=0, config={})
     with Validator(domains.get("craftax"), pool_size=2, warm=1, rollouts=False) as validator:
         for name in LEVELS:
             source = seed_level_source(name)
@@ -76,9 +76,9 @@ def test_new_levels_train_and_come_back_as_evaluations(
         loop.schedule = None
     assert ppo.trace_count == traces  # archive levels swap in without a recompile
     for level_id in (first, second):
-        info = repo.get_level(level_id)
+        info = repo.levels.get(level_id)
         assert info.times_sampled == 1
-        assert len(repo.level_history(level_id)) == 1  # one evaluation per session trained
+        assert len(repo.evaluations.history(level_id)) == 1  # one evaluation per session trained
     assert schedule.new_levels() == []
 
 
@@ -91,10 +91,10 @@ def test_outcomes_enter_the_active_set_and_replay_draws_from_it(
     target = EpisodeTally(3, 0, 1.0, {"length": 300})
     schedule.record(100, {TARGET: target, first: EpisodeTally(4, 2, 5.0, {"length": 80})})
     assert schedule.admitted == [first]  # learnability 0.25 from a 50 % success rate
-    info = repo.get_level(first)
+    info = repo.levels.get(first)
     assert info.success_rate == 0.5 and info.status == "B"
     assert np.isclose(info.score, 0.25)
-    assert repo.level_history(first)[-1].per_goal == {"mean_length": 20.0}
+    assert repo.evaluations.history(first)[-1].per_goal == {"mean_length": 20.0}
     schedule.record(101, {second: EpisodeTally(0, 0, 0.0, {"length": 0})})  # none finished
     assert schedule.admitted == []
     assert second not in repo.active_set(run_id).level_ids

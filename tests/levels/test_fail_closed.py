@@ -18,6 +18,7 @@ import pytest
 
 from archive_db import ArchiveRepository
 from archive_db.kinds import GENERATOR_STAGE
+from archive_db.records import AttemptFilter
 from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
@@ -169,7 +170,7 @@ def test_the_generator_stores_refused_attempts_with_their_code(
         generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=walled_off)
         generator.generate(2)
         assert not generator.may_start()  # it waits before trying again
-    refused = repo.list_attempts(run_id, failing_stage=SANDBOX_UNAVAILABLE)
+    refused = repo.attempts.listing(run_id, AttemptFilter(failing_stage=SANDBOX_UNAVAILABLE))
     assert len(refused) == 2
     for attempt in refused:
         assert attempt.verdict == "rejected" and attempt.code and "def build" in attempt.code
@@ -185,7 +186,7 @@ def test_an_attempt_that_fails_outside_the_teacher_is_stored(tmp_path: Path) -> 
     with Validator(domains.get("tetris"), pool_size=4, warm=1, rollouts=False) as validator:
         generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator)
         asyncio.run(generator.attempt(1))
-    stored = repo.list_attempts(run_id)
+    stored = repo.attempts.listing(run_id)
     assert len(stored) == 1
     assert stored[0].failing_stage == GENERATOR_STAGE and stored[0].verdict == "rejected"
     assert stored[0].error and "no level to generate from" in stored[0].error

@@ -182,7 +182,7 @@ def test_escapes_submitted_through_the_api_leave_no_secret(
         answers.append(listing.text)
         for attempt in listing.json()["items"]:
             answers.append(client.get(f"/api/attempts/{attempt['id']}").text)
-    rows = [repr(a) for a in repo.list_attempts(repo.get_run("hostile").id)]
+    rows = [repr(a) for a in repo.attempts.listing(repo.runs.get("hostile").id)]
     repo.close()
     assert len(rows) == len(WALL_FILES)
     _assert_no_side_effects(validator, workspace, listener, answers + rows, secret)

@@ -53,7 +53,7 @@ def wait_for(predicate: Callable[[], object], timeout: float, what: str, poll: f
 
 def new_run(repo: ArchiveRepository, name: str = "test", settings: RunSettings = TINY) -> int:
     """A run storing ``settings`` as its config (what every service reads back)."""
-    return repo.create_run(name, domain="tetris", seed=0, config=settings.to_dict()).id
+    return repo.runs.create(name, domain="tetris", seed=0, config=settings.to_dict()).id
 
 
 @pytest.fixture(scope="session")

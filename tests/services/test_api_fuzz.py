@@ -36,7 +36,7 @@ def live_schema(
     url = f"sqlite:///{tmp_path_factory.mktemp('fuzz')}/archive.sqlite"
     fill(url)
     repo = ArchiveRepository.open(url)
-    run = repo.get_run("listed")
+    run = repo.runs.get("listed")
     for name, source in list(seed_level_sources().items())[:3]:
         verdict = validator.validate(source)
         record_verdict(repo, run.id, run.domain, "seed", source, verdict, 0.0, name=name)

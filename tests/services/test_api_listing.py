@@ -56,8 +56,8 @@ def fill(url: str) -> list[int]:
     patterns, ids 1..30 in order), a rejected attempt per fourth level, student and target
     events; run ``other`` holds noise that must never show in ``listed``."""
     repo = ArchiveRepository.open(url)
-    run = repo.create_run("listed", domain="tetris", seed=0, config={"profile": "test"}).id
-    other = repo.create_run("other", domain="tetris", seed=1).id
+    run = repo.runs.create("listed", domain="tetris", seed=0, config={"profile": "test"}).id
+    other = repo.runs.create("other", domain="tetris", seed=1).id
     ids: list[int] = []
     for i in range(LEVELS):
         teacher = TEACHERS[i % 3]
@@ -78,7 +78,7 @@ def fill(url: str) -> list[int]:
             code=f"# level {i}",
             prompts=[{"role": "user", "content": f"make level {i}"}],
         )
-        recorded = repo.record_attempt(run, attempt, level)
+        recorded = repo.attempts.record(run, attempt, level)
         assert recorded.level is not None
         ids.append(recorded.level.id)
         if i % 4 == 0:
@@ -91,15 +91,15 @@ def fill(url: str) -> list[int]:
                 failing_stage="syntax" if i % 8 else "sandbox",
                 error=f"error {i}",
             )
-            repo.record_attempt(run, rejected)
-        repo.insert_level(other, NewLevel(domain="tetris", content_hash=str(i), teacher="seed"))
+            repo.attempts.record(run, rejected)
+        repo.levels.insert(other, NewLevel(domain="tetris", content_hash=str(i), teacher="seed"))
     for i, level_id in enumerate(ids):
-        repo.update_level(level_id, status="ABCD"[i % 4], score=i / 100)
+        repo.levels.update(level_id, status="ABCD"[i % 4], score=i / 100)
     repo.mark_sampled(ids[::2], step=1)
-    repo.set_active(ids[3], True)
+    repo.active.force(ids[3], True)
     for iteration in (2, 4):
-        repo.add_event(SESSION_EVENT, {"iteration": iteration, "env_steps": 10}, run_id=run)
-        repo.add_event(TARGET_EVENT, {"iteration": iteration, "mean_lines": 1.5}, run_id=run)
+        repo.events.add(SESSION_EVENT, {"iteration": iteration, "env_steps": 10}, run_id=run)
+        repo.events.add(TARGET_EVENT, {"iteration": iteration, "mean_lines": 1.5}, run_id=run)
     repo.close()
     return ids
 

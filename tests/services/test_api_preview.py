@@ -32,7 +32,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client
     repo = ArchiveRepository.open(url)
     level_ids = {}
     for domain, code in LEVELS.items():
-        run_id = repo.create_run(domain, domain=domain, seed=0).id
+        run_id = repo.runs.create(domain, domain=domain, seed=0).id
         with Validator(domains.get(domain), pool_size=2, warm=1, rollouts=False) as validator:
             verdict = validator.validate(code)
         recorded = record_verdict(repo, run_id, domain, HUMAN_TEACHER, code, verdict, 0.0)
@@ -41,7 +41,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client
     # Levels a renderer cannot draw: no bundle stored, and bytes that are no bundle.
     for name, bundle in (("none", None), ("garbage", b"not an npz")):
         level = NewLevel(domain="tetris", content_hash=name, teacher=HUMAN_TEACHER, bundle=bundle)
-        level_ids[name] = repo.insert_level(run_id, level).id
+        level_ids[name] = repo.levels.insert(run_id, level).id
     repo.close()
     app = create_app(url)
     with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=60) as client:

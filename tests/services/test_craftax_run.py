@@ -57,7 +57,7 @@ ATTEMPTS = 3
 def test_craftax_run_trains_generated_levels_and_evaluates_checkpoints(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/archive.sqlite"
     repo = ArchiveRepository.open(url)
-    run_id = repo.create_run("craftax", domain="craftax", seed=0, config=CRAFTAX.to_dict()).id
+    run_id = repo.runs.create("craftax", domain="craftax", seed=0, config=CRAFTAX.to_dict()).id
     config = CRAFTAX.to_dict()
     start_local_ray(num_cpus=2, dashboard=False)
     try:
@@ -72,7 +72,7 @@ def test_craftax_run_trains_generated_levels_and_evaluates_checkpoints(tmp_path:
             children = [lvl.id for lvl in repo.list_levels(run_id) if lvl.teacher != SEED_TEACHER]
             assert children, "no generated level was accepted"
             wait_for(
-                lambda: all(repo.get_level(i).times_sampled for i in children),
+                lambda: all(repo.levels.get(i).times_sampled for i in children),
                 600,
                 "the student to train on the generated levels",
             )
@@ -86,14 +86,14 @@ def test_craftax_run_trains_generated_levels_and_evaluates_checkpoints(tmp_path:
         ray.shutdown()
 
     for child in children:
-        assert repo.level_history(child), f"generated level {child} was never evaluated"
-    sessions = repo.list_events(run_id=run_id, kind=SESSION_EVENT)
+        assert repo.evaluations.history(child), f"generated level {child} was never evaluated"
+    sessions = repo.events.listing(run_id=run_id, kind=SESSION_EVENT)
     assert len(sessions) >= 4
     assert {"target_episodes", "target_mean_length"} <= set(sessions[-1].payload)
-    checkpoint = repo.latest_checkpoint(run_id)
+    checkpoint = repo.checkpoints.latest(run_id)
     assert checkpoint is not None and Path(checkpoint.path).is_file()
     assert len(list((tmp_path / "checkpoints").glob("student-*.msgpack"))) == 2  # kept
-    target = repo.list_events(run_id=run_id, kind=TARGET_EVENT)
+    target = repo.events.listing(run_id=run_id, kind=TARGET_EVENT)
     assert target and target[-1].payload["iteration"] == checkpoint.iteration
     last = target[-1].payload
     assert last["percent_of_max"] <= 100.0 and last["games"] == 2

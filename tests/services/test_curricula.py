@@ -50,14 +50,14 @@ def test_each_method_trains_the_budget_and_leaves_a_curve(
     # Two sessions, two attempts before each; the mutation teacher's children pass the sandbox.
     assert result.attempts == 4 and result.accepted >= 3
     repo = ArchiveRepository.open(f"sqlite:///{run_dir / 'archive.sqlite'}")
-    run = repo.find_run(f"{method}_s0")
+    run = repo.runs.find(f"{method}_s0")
     assert run is not None
-    stats = repo.stats(run.id)
+    stats = repo.statistics.counts(run.id)
     assert stats.levels == 11 + result.accepted  # the seed levels and the accepted children
     trained = repo.list_levels(run.id, sampled=True)
-    assert trained and all(repo.level_history(level.id) for level in trained)
+    assert trained and all(repo.evaluations.history(level.id) for level in trained)
     # Every curve point reaches the run as a target evaluation (what skill requests read).
-    shown = [event.payload for event in repo.list_events(run_id=run.id, kind=TARGET_EVENT)]
+    shown = [event.payload for event in repo.events.listing(run_id=run.id, kind=TARGET_EVENT)]
     assert [e["iteration"] for e in shown] == [0, 2]
     assert "clear_tetris" in shown[-1]["skills"]  # survival marks above the cap are left out
     if METHODS[method].generation == "open":

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from archive_db import ArchiveRepository
+from archive_db.records import AttemptFilter
 from tests.services.conftest import TINY, new_run
 
 pytestmark = pytest.mark.slow
@@ -33,26 +34,26 @@ def test_kill_9_then_restart_loses_nothing(sqlite_url: str) -> None:
     try:
         deadline = time.time() + 300
         # Kill once the seeds are in and generated attempts are being written.
-        while len(repo.list_attempts(run_id, teacher="mutation")) < 2:
+        while len(repo.attempts.listing(run_id, AttemptFilter(teacher="mutation"))) < 2:
             assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
             assert time.time() < deadline, "the generator wrote no attempt in 300 s"
             time.sleep(0.5)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
-    before = {a.id: a for a in repo.list_attempts(run_id)}
+    before = {a.id: a for a in repo.attempts.listing(run_id)}
 
     restarted = _start(sqlite_url, "--max-attempts", "3")
     _, stderr = restarted.communicate(timeout=300)
     assert restarted.returncode == 0, stderr.decode()[-2000:]
-    after = {a.id: a for a in repo.list_attempts(run_id)}
+    after = {a.id: a for a in repo.attempts.listing(run_id)}
     # Every attempt stored before the kill is still there, unchanged, and three more followed.
     assert all(after[i] == attempt for i, attempt in before.items())
     assert len(after) >= len(before) + 3
     # The seeds were not recorded twice; every accepted attempt's level exists with lineage.
-    assert len(repo.list_attempts(run_id, teacher="seed")) == 11
+    assert len(repo.attempts.listing(run_id, AttemptFilter(teacher="seed"))) == 11
     for attempt in after.values():
         if attempt.verdict == "accepted" and attempt.teacher == "mutation":
             assert attempt.level_id is not None
-            assert attempt.parent_id in repo.parents(attempt.level_id)
+            assert attempt.parent_id in repo.lineage.parents(attempt.level_id)
     repo.close()

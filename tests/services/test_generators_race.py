@@ -12,7 +12,7 @@ import pytest
 from archive_db import ArchiveRepository
 from archive_db.errors import ParentFullError
 from archive_db.kinds import SEED_TEACHER
-from archive_db.records import NewAttempt, NewLevel, content_hash
+from archive_db.records import LevelFilter, NewAttempt, NewLevel, content_hash
 from benchmarks.generators_scale import (
     audit,
     open_paused_run,
@@ -38,8 +38,8 @@ def test_four_generators_on_one_postgres_archive(pg_url: str, tmp_path: Path) ->
         fleet.wait_generating(timeout=400)
         assert len(repo.list_levels(run_id)) == seeds
         # One strict candidate: every process's first draws go to it.
-        first, *_ = repo.list_levels(run_id, teacher=SEED_TEACHER)
-        repo.update_level(first.id, status="A", success_rate=0.5)
+        first, *_ = repo.levels.listing(run_id, LevelFilter(teacher=SEED_TEACHER))
+        repo.levels.update(first.id, status="A", success_rate=0.5)
         set_paused(repo, run_id, False, by="test")
         counters = fleet.wait(timeout=180)
     finally:
@@ -62,22 +62,22 @@ def test_a_full_parent_refuses_a_strict_child(archive_url: str) -> None:
     """The archive's side of the rule, on both backends: a child drawn strictly is refused
     once its parent has ``child_limit`` children; a lenient one is not."""
     repo = ArchiveRepository.open(archive_url)
-    run = repo.create_run("full", domain="tetris", seed=0).id
+    run = repo.runs.create("full", domain="tetris", seed=0).id
     seed = NewLevel(domain="tetris", content_hash=content_hash("p"), teacher="seed")
-    parent = repo.insert_level(run, seed).id
+    parent = repo.levels.insert(run, seed).id
     accepted = NewAttempt(teacher="mutation", stage_reached="accepted", verdict="accepted")
 
     def child(i: int) -> NewLevel:
         return replace(seed, content_hash=content_hash(str(i)), parent_ids=(parent,))
 
     for i in range(2):
-        repo.record_attempt(run, accepted, child(i), child_limit=2)
+        repo.attempts.record(run, accepted, child(i), child_limit=2)
     with pytest.raises(ParentFullError):
-        repo.record_attempt(run, accepted, child(2), child_limit=2)
-    assert len(repo.children(parent)) == 2 and len(repo.list_attempts(run)) == 2
+        repo.attempts.record(run, accepted, child(2), child_limit=2)
+    assert len(repo.lineage.children(parent)) == 2 and len(repo.attempts.listing(run)) == 2
     # A level already stored adds no edge, so it is found again whatever the limit.
-    again = repo.record_attempt(run, accepted, child(0), child_limit=2).level
+    again = repo.attempts.record(run, accepted, child(0), child_limit=2).level
     assert again is not None and not again.created
-    repo.record_attempt(run, accepted, child(3))  # lenient: no limit
-    assert len(repo.children(parent)) == 3
+    repo.attempts.record(run, accepted, child(3))  # lenient: no limit
+    assert len(repo.lineage.children(parent)) == 3
     repo.close()

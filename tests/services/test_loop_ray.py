@@ -52,7 +52,7 @@ def test_generator_and_student_fill_the_archive(
         # Every generated level is new: the student must train on and evaluate them.
         children = [lvl.id for lvl in repo.list_levels(run_id) if lvl.teacher == "mutation"]
         wait_for(
-            lambda: all(repo.get_level(i).times_sampled for i in children),
+            lambda: all(repo.levels.get(i).times_sampled for i in children),
             300,
             "the student to train on the generated levels",
         )
@@ -61,21 +61,21 @@ def test_generator_and_student_fill_the_archive(
         ray.get(trained, timeout=300)
         evaluator.stop.remote()
         ray.get(evaluated, timeout=300)
-    stats = repo.stats(run_id)
-    attempts = repo.list_attempts(run_id)
+    stats = repo.statistics.counts(run_id)
+    attempts = repo.attempts.listing(run_id)
     assert len(attempts) == 11 + 6  # the seed levels, then six generation attempts
     assert stats.accepted + stats.rejected == len(attempts)
     assert stats.edges == len(children) >= 1
     for child in children:
-        assert repo.parents(child), f"level {child} has no parent"
-    evaluations = [e for lvl in repo.list_levels(run_id) for e in repo.level_history(lvl.id)]
+        assert repo.lineage.parents(child), f"level {child} has no parent"
+    evaluations = [e for lvl in repo.list_levels(run_id) for e in repo.evaluations.history(lvl.id)]
     assert any(e.episodes > 0 for e in evaluations)
     for child in children:
-        assert repo.level_history(child), f"generated level {child} was never evaluated"
+        assert repo.evaluations.history(child), f"generated level {child} was never evaluated"
     assert {lvl.status for lvl in repo.list_levels(run_id)} <= set("ABCD")
-    checkpoint = repo.latest_checkpoint(run_id)
+    checkpoint = repo.checkpoints.latest(run_id)
     assert checkpoint is not None and Path(checkpoint.path).is_file()
-    target = repo.list_events(run_id=run_id, kind=TARGET_EVENT)
+    target = repo.events.listing(run_id=run_id, kind=TARGET_EVENT)
     assert target and target[-1].payload["iteration"] == checkpoint.iteration
     repo.close()
 
@@ -106,15 +106,15 @@ def test_killed_student_resumes_from_its_checkpoint(
     config = TINY.to_dict()
     first = StudentActor.remote(sqlite_url, run_id, str(tmp_path), config, True)
     first.run.remote()
-    wait_for(lambda: len(repo.list_checkpoints(run_id)) >= 2, 300, "two checkpoints")
+    wait_for(lambda: len(repo.checkpoints.all(run_id)) >= 2, 300, "two checkpoints")
     pid = ray.get(first.status.remote(), timeout=60)["pid"]
     ray.kill(first, no_restart=True)  # no clean stop: as if the process died
     # kill() is asynchronous: the actor may still save a checkpoint until its process is gone.
     wait_for(lambda: _is_dead(first), 120, "the killed student to be gone")
     wait_for(lambda: not _process_alive(pid), 120, "the killed student's process to end")
-    saved = repo.latest_checkpoint(run_id)
+    saved = repo.checkpoints.latest(run_id)
     assert saved is not None
-    sessions_before = len(repo.list_events(run_id=run_id, kind=SESSION_EVENT))
+    sessions_before = len(repo.events.listing(run_id=run_id, kind=SESSION_EVENT))
 
     second = StudentActor.remote(sqlite_url, run_id, str(tmp_path), config, True)
     status = ray.get(second.status.remote(), timeout=300)
@@ -122,7 +122,7 @@ def test_killed_student_resumes_from_its_checkpoint(
     per_session = TINY.student.iterations_per_session
     final = ray.get(second.run.remote(saved.iteration + per_session), timeout=300)
     assert final["iteration"] == saved.iteration + per_session
-    sessions = repo.list_events(run_id=run_id, kind=SESSION_EVENT)
+    sessions = repo.events.listing(run_id=run_id, kind=SESSION_EVENT)
     resumed = sessions[sessions_before:]
     assert resumed, "the resumed student ran no session"
     assert resumed[0].payload["iteration"] == saved.iteration + per_session

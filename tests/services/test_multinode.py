@@ -27,7 +27,8 @@ from services.ray_env import actor_runtime_env
 from services.student.actors import EvaluatorActor, StudentActor
 from tests.services.conftest import TINY, new_run, wait_for
 
-pytestmark = pytest.mark.postgres
+# A Ray cluster of four nodes, two of them killed: minutes on 2 cores (`make test-slow`).
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 # The roles' resources, as deploy/k8s/raycluster.yaml gives them to its worker groups.
 PLACEMENT = Placement(
@@ -93,12 +94,16 @@ def _committed(repo: ArchiveRepository, run_id: int) -> dict[str, dict[int, Any]
     return {
         "attempts": {
             a.id: (a.level_id, a.verdict, a.stage_reached, a.code, a.parent_id)
-            for a in repo.list_attempts(run_id)
+            for a in repo.attempts.listing(run_id)
         },
         "levels": {lvl.id: (lvl.content_hash, lvl.code) for lvl in repo.list_levels(run_id)},
-        "checkpoints": {c.id: (c.path, c.iteration) for c in repo.list_checkpoints(run_id)},
-        "sessions": {e.id: e.payload for e in repo.list_events(run_id=run_id, kind=SESSION_EVENT)},
-        "targets": {e.id: e.payload for e in repo.list_events(run_id=run_id, kind=TARGET_EVENT)},
+        "checkpoints": {c.id: (c.path, c.iteration) for c in repo.checkpoints.all(run_id)},
+        "sessions": {
+            e.id: e.payload for e in repo.events.listing(run_id=run_id, kind=SESSION_EVENT)
+        },
+        "targets": {
+            e.id: e.payload for e in repo.events.listing(run_id=run_id, kind=TARGET_EVENT)
+        },
     }
 
 
@@ -106,7 +111,7 @@ def _assert_whole(repo: ArchiveRepository, run_id: int) -> None:
     """No half-written attempt: an accepted attempt has its level, a generated level its
     attempt and its parent edge."""
     levels = {lvl.id: lvl for lvl in repo.list_levels(run_id)}
-    attempts = repo.list_attempts(run_id)
+    attempts = repo.attempts.listing(run_id)
     by_level = {a.level_id for a in attempts if a.level_id is not None}
     for attempt in attempts:
         if attempt.verdict == "accepted":
@@ -114,7 +119,7 @@ def _assert_whole(repo: ArchiveRepository, run_id: int) -> None:
     for level in levels.values():
         assert level.id in by_level, f"level {level.id} has no attempt"
         if level.teacher != SEED_TEACHER:
-            assert repo.parents(level.id), f"generated level {level.id} has no parent"
+            assert repo.lineage.parents(level.id), f"generated level {level.id} has no parent"
 
 
 def test_roles_on_their_nodes_and_node_deaths_survived(
@@ -137,10 +142,10 @@ def test_roles_on_their_nodes_and_node_deaths_survived(
     student.run.remote()
     generator.run.remote()
 
-    wait_for(lambda: len(repo.list_checkpoints(run_id)) >= 2, 240, "two checkpoints")
-    wait_for(lambda: len(repo.list_attempts(run_id)) >= SEEDS + 3, 240, "three attempts")
+    wait_for(lambda: len(repo.checkpoints.all(run_id)) >= 2, 240, "two checkpoints")
+    wait_for(lambda: len(repo.attempts.listing(run_id)) >= SEEDS + 3, 240, "three attempts")
     wait_for(
-        lambda: repo.list_events(run_id=run_id, kind=TARGET_EVENT), 120, "a target evaluation"
+        lambda: repo.events.listing(run_id=run_id, kind=TARGET_EVENT), 120, "a target evaluation"
     )
     print(f"\nplaced and working after {time.monotonic() - started:.0f} s")
 
@@ -155,7 +160,7 @@ def test_roles_on_their_nodes_and_node_deaths_survived(
     wait_for(lambda: not gone & _alive_nodes(), 120, "the cluster to see the nodes dead")
     print(f"nodes seen dead after {time.monotonic() - died:.0f} s")
     before = _committed(repo, run_id)
-    checkpoint = repo.latest_checkpoint(run_id)
+    checkpoint = repo.checkpoints.latest(run_id)
     assert checkpoint is not None and Path(checkpoint.path).is_file()
     _assert_whole(repo, run_id)
     # The evaluator's node lives: it still answers (no student, so no new checkpoint to measure).
@@ -199,6 +204,6 @@ def test_roles_on_their_nodes_and_node_deaths_survived(
     ], "the student went on from its checkpoint, session by session"
     assert sessions[0]["session"] == checkpoint.meta["session"] + 1
     assert set(after["checkpoints"]) - set(before["checkpoints"]), "no checkpoint after resuming"
-    newest = repo.list_events(run_id=run_id, kind=TARGET_EVENT)[-1].payload
+    newest = repo.events.listing(run_id=run_id, kind=TARGET_EVENT)[-1].payload
     assert newest["iteration"] > checkpoint.iteration, "the evaluator never saw the new student"
     repo.close()

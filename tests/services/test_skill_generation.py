@@ -10,6 +10,7 @@ import httpx
 
 from archive_db import ArchiveRepository
 from archive_db.kinds import TARGET_EVENT
+from archive_db.records import LevelFilter
 from dicode.levels.pipeline import Validator
 from dicode.teachers.base import MutationInstruction
 from services.api.app import create_app
@@ -47,7 +48,7 @@ def test_skill_attempts_follow_the_targets_frontier_and_are_recorded(
     before, _ = generator.next_request(1)
     assert before.instruction is not MutationInstruction.SKILL  # no evaluation yet
 
-    repo.add_event(TARGET_EVENT, EVALUATION, run_id=run_id)
+    repo.events.add(TARGET_EVENT, EVALUATION, run_id=run_id)
     request, _ = generator.next_request(2)
     assert request.instruction is MutationInstruction.SKILL
     assert request.skill in ("survive_250", "survive_500")  # the first two of the frontier
@@ -59,7 +60,7 @@ def test_skill_attempts_follow_the_targets_frontier_and_are_recorded(
     skilled = [lvl for lvl in repo.list_levels(run_id) if lvl.skill is not None]
     assert len(skilled) >= 3 and {lvl.skill for lvl in skilled} <= {"survive_250", "survive_500"}
     first = skilled[0]
-    assert repo.list_levels(run_id, skill=first.skill)[0].id == first.id
+    assert repo.levels.listing(run_id, LevelFilter(skill=first.skill))[0].id == first.id
 
     with ServerThread(create_app(url)) as server, httpx.Client(base_url=server.url) as api:
         page = api.get("/api/runs/skills/levels", params={"skill": first.skill}).json()

@@ -63,7 +63,7 @@ for world in domains.names():
     name, code = next(iter(domain.seed_sources().items()))
     with Validator(domain, pool_size=4, warm=1, rollout_steps=50) as validator:
         verdict = validator.validate(code)
-    run_id = repo.create_run(f"wheel-{world}", domain=world, seed=0, config={}).id
+    run_id = repo.runs.create(f"wheel-{world}", domain=world, seed=0, config={}).id
     recorded = record_verdict(repo, run_id, world, "seed", code, verdict, 0.1, name=name)
     report["worlds"][world] = {
         "seed": name, "accepted": verdict.accepted, "stage": verdict.stage,

@@ -38,9 +38,9 @@ def _bundle(goal_pieces: int) -> LevelBundle:
 
 def test_a_session_trains_a_new_archive_level_and_records_its_evaluation() -> None:
     repo = ArchiveRepository.open("sqlite://")
-    run = repo.create_run("student-test", domain="tetris", seed=0)
+    run = repo.runs.create("student-test", domain="tetris", seed=0)
     bundle = _bundle(goal_pieces=2)
-    level_id = repo.insert_level(
+    level_id = repo.levels.insert(
         run.id,
         NewLevel(
             domain="tetris",
@@ -58,10 +58,10 @@ def test_a_session_trains_a_new_archive_level_and_records_its_evaluation() -> No
 
     assert loop.slot_levels == [TARGET, level_id]
     assert outcomes[level_id].episodes > 0
-    history = repo.level_history(level_id)
+    history = repo.evaluations.history(level_id)
     assert len(history) == 1 and history[0].episodes == outcomes[level_id].episodes
     assert history[0].successes == outcomes[level_id].successes
     assert set(history[0].per_goal) == {"mean_lines", "mean_pieces"}
-    assert repo.get_level(level_id).times_sampled == 1
+    assert repo.levels.get(level_id).times_sampled == 1
     assert schedule.new_levels() == []  # trained once: no longer new
     assert schedule.admitted == [level_id]  # DiCode's admission: measured, room in the set

@@ -53,12 +53,12 @@ def test_teach_writes_children_prints_summary_and_records_attempts(
 
     repository = ArchiveRepository.open(db)
     try:
-        run = repository.get_run("teach")
-        attempts = repository.list_attempts(run.id)
+        run = repository.runs.get("teach")
+        attempts = repository.attempts.listing(run.id)
         assert [a.verdict for a in attempts] == ["accepted", "rejected", "rejected"]
         assert attempts[1].error and "os" in attempts[1].error
         assert attempts[0].level_id is not None and attempts[0].tokens_out
-        assert repository.parents(attempts[0].level_id) == [attempts[0].parent_id]
+        assert repository.lineage.parents(attempts[0].level_id) == [attempts[0].parent_id]
     finally:
         repository.close()
 

@@ -50,8 +50,8 @@ def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path)
 
     repository = ArchiveRepository.open(f"sqlite:///{tmp_path / 'vllm-llm' / 'archive.sqlite'}")
     try:
-        run = repository.get_run("vllm-llm")
-        generated = [a for a in repository.list_attempts(run.id) if a.teacher != SEED_TEACHER]
+        run = repository.runs.get("vllm-llm")
+        generated = [a for a in repository.attempts.listing(run.id) if a.teacher != SEED_TEACHER]
     finally:
         repository.close()
     valid = sum(a.verdict == "accepted" for a in generated)

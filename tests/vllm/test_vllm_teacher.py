@@ -69,7 +69,7 @@ def test_teach_records_every_attempt_with_verdict_and_stage(
 
     repository = ArchiveRepository.open(db)
     try:
-        attempts = repository.list_attempts(repository.get_run("teach").id)
+        attempts = repository.attempts.listing(repository.runs.get("teach").id)
     finally:
         repository.close()
     assert len(attempts) == 3

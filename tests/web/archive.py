@@ -38,7 +38,7 @@ def build_archive(url: str, children_per_seed: int = 6) -> dict[str, WorldRun]:
     for world in WORLDS:
         domain = domains.get(world)
         run = WorldRun(name=f"web-{world}")
-        run_id = repo.create_run(run.name, domain=world, seed=0, config={}).id
+        run_id = repo.runs.create(run.name, domain=world, seed=0, config={}).id
         seeds = list(domain.seed_sources().items())[:2]
         with Validator(domain, pool_size=4, warm=1, rollouts=False) as validator:
             for name, code in seeds:
@@ -63,7 +63,7 @@ def build_archive(url: str, children_per_seed: int = 6) -> dict[str, WorldRun]:
                 error=error,
                 latency_s=1.5,
             )
-            repo.record_attempt(run_id, attempt)
+            repo.attempts.record(run_id, attempt)
             run.rejected += 1
         for n, iteration in enumerate(ITERATIONS):
             for level in run.levels[n::2]:
@@ -72,11 +72,11 @@ def build_archive(url: str, children_per_seed: int = 6) -> dict[str, WorldRun]:
                 )
             steps = iteration * STEPS_PER_ITERATION
             session = {"iteration": iteration, "env_steps": steps}
-            repo.add_event(SESSION_EVENT, session, run_id=run_id)
+            repo.events.add(SESSION_EVENT, session, run_id=run_id)
             figures = {domain.target_metrics[0]: 1.0 + n, "games": 4}
-            repo.add_event(TARGET_EVENT, {"iteration": iteration, **figures}, run_id=run_id)
+            repo.events.add(TARGET_EVENT, {"iteration": iteration, **figures}, run_id=run_id)
             run.target_points += 1
-        repo.set_active(run.levels[-1], True)
+        repo.active.force(run.levels[-1], True)
         repo.mark_sampled(run.levels[:3], step=2)
         runs[world] = run
     repo.close()
@@ -115,7 +115,7 @@ def _child(
         meta={"instruction": instruction},
         parent_ids=(parent,),
     )
-    recorded = repo.record_attempt(run_id, attempt, level)
+    recorded = repo.attempts.record(run_id, attempt, level)
     assert recorded.level is not None
     run.levels.append(recorded.level.id)
     run.children[recorded.level.id] = parent

@@ -47,17 +47,17 @@ class LiveRun:
             teacher="mutation", stage_reached="accepted", verdict="accepted",
             parent_id=parent, code=code, latency_s=0.1,
         )  # fmt: skip
-        recorded = self.repo.record_attempt(self.run_id, attempt, level)
+        recorded = self.repo.attempts.record(self.run_id, attempt, level)
         assert recorded.level is not None
         return recorded.level.id
 
     def evaluate(self, iteration: int, lines: float) -> None:
-        self.repo.add_event(
+        self.repo.events.add(
             SESSION_EVENT, {"iteration": iteration, "env_steps": 1000 * iteration},
             run_id=self.run_id,
         )  # fmt: skip
         payload = {"iteration": iteration, "mean_lines": lines, "games": 4}
-        self.repo.add_event(TARGET_EVENT, payload, run_id=self.run_id)
+        self.repo.events.add(TARGET_EVENT, payload, run_id=self.run_id)
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def live(site: Site, request: pytest.FixtureRequest) -> Iterator[LiveRun]:
     bundle = repo.get_bundle(site.runs["tetris"].levels[0])
     assert bundle is not None
     name = f"web-live-{request.node.name}"
-    run_id = repo.create_run(name, domain="tetris", seed=0, config={}).id
+    run_id = repo.runs.create(name, domain="tetris", seed=0, config={}).id
     try:
         yield LiveRun(name, run_id, repo, bundle)
     finally:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from archive_db.records import AttemptFilter
 from services.api.deps import MAX_ID, Limit, Offset, RecordId, Repository, SelectedRun, TextFilter
 from services.api.schemas import AttemptDetail, AttemptPage, AttemptSummary, ErrorMessage, Verdict
 
@@ -32,13 +33,15 @@ def list_attempts(
 ) -> AttemptPage:
     """Attempts with their verdicts and errors, oldest first (levels exist only for accepted
     ones, so ``verdict`` filters attempts, not levels)."""
-    page = repo.page_attempts(
+    page = repo.attempts.page(
         run.id,
-        verdict=verdict,
-        teacher=teacher,
-        failing_stage=failing_stage,
-        parent_id=parent_id,
-        level_id=level_id,
+        AttemptFilter(
+            verdict=verdict,
+            failing_stage=failing_stage,
+            teacher=teacher,
+            parent_id=parent_id,
+            level_id=level_id,
+        ),
         limit=limit,
         offset=offset,
     )
@@ -50,4 +53,4 @@ def list_attempts(
 @router.get("/api/attempts/{attempt_id}")
 def get_attempt(attempt_id: RecordId, repo: Repository) -> AttemptDetail:
     """One attempt with its code, prompts and raw responses."""
-    return AttemptDetail.model_validate(repo.get_attempt(attempt_id))
+    return AttemptDetail.model_validate(repo.attempts.get(attempt_id))

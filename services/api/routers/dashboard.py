@@ -22,10 +22,10 @@ router = APIRouter(
 def run_dashboard(run: SelectedRun, repo: Repository) -> Dashboard:
     """Target curve, levels per status letter, attempts per stage, teacher latency and
     learnability (what ``/runs/{run}`` draws; poll it while the run goes)."""
-    timeline = repo.run_timeline(run.id)
+    timeline = repo.timelines.of_run(run.id)
     world = domains.get(run.domain)
     headline = world.target_metrics[0]
-    evaluations = repo.list_events(run_id=run.id, kind=TARGET_EVENT)
+    evaluations = repo.events.listing(run_id=run.id, kind=TARGET_EVENT)
     sessions = _Sessions(timeline.progress)
     series = asdict(timeline)
     del series["progress"]  # only maps target points onto env steps
@@ -35,7 +35,7 @@ def run_dashboard(run: SelectedRun, repo: Repository) -> Dashboard:
             "run": RunSummary.model_validate(run),
             "headline": headline,
             "headline_label": world.headline_label,
-            "stats": repo.stats(run.id),
+            "stats": repo.statistics.counts(run.id),
             "target": [
                 TargetPoint(
                     iteration=e.payload["iteration"],

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from archive_db import ArchiveRepository
+from archive_db.records import LevelFilter
 from dicode import domains
 from dicode.levels.bundle import LevelBundle
 from dicode.levels.render import render_instances_image, render_instances_text
@@ -51,15 +52,8 @@ def list_levels(
     offset: Offset = 0,
 ) -> LevelPage:
     """Levels of a run, oldest first, filtered and paged by the database."""
-    page = repo.page_levels(
-        run.id,
-        status=status,
-        active=active,
-        sampled=sampled,
-        teacher=teacher,
-        skill=skill,
-        limit=limit,
-        offset=offset,
+    page = repo.levels.page(
+        run.id, LevelFilter(status, active, sampled, teacher, skill), limit=limit, offset=offset
     )
     items = [LevelSummary.model_validate(level) for level in page.items]
     return LevelPage(total=page.total, offset=offset, limit=limit, items=items)
@@ -68,14 +62,14 @@ def list_levels(
 @router.get("/api/levels/{level_id}")
 def get_level(level_id: RecordId, repo: Repository) -> LevelDetail:
     """Description, code, bundle summary, performance history, parents and children."""
-    level = repo.get_level(level_id)
+    level = repo.levels.get(level_id)
     return LevelDetail.model_validate(
         asdict(level)
         | {
             "bundle": _bundle_summary(repo.get_bundle(level_id)),
-            "history": repo.level_history(level_id),
-            "parents": repo.parents(level_id),
-            "children": repo.children(level_id),
+            "history": repo.evaluations.history(level_id),
+            "parents": repo.lineage.parents(level_id),
+            "children": repo.lineage.children(level_id),
         }
     )
 

@@ -30,7 +30,7 @@ def run_graph(
     run: SelectedRun, repo: Repository, format: Literal["json", "graphml"] = "json"
 ) -> Graph | Response:
     """The run's whole lineage graph as JSON or GraphML (an export: every level is read)."""
-    snapshot = repo.load_graph_snapshot(run.id)
+    snapshot = repo.feed.snapshot(run.id)
     graph = Graph.model_validate({"nodes": snapshot.levels, "edges": snapshot.edges})
     if format == "graphml":
         return Response(_graphml(graph), media_type=GRAPHML)
@@ -45,8 +45,8 @@ def run_graph_view(
 ) -> LineageView:
     """The lineage graph with each edge's instruction; beyond ``max_nodes`` levels the
     most-sampled ones and their ancestors, the rest folded into counts (``rule`` says how)."""
-    snapshot = repo.load_graph_snapshot(run.id)
-    instructions = repo.edge_instructions(run.id)
+    snapshot = repo.feed.snapshot(run.id)
+    instructions = repo.lineage.instructions(run.id)
     view = collapse(snapshot.levels, snapshot.edges, max_nodes)
     return LineageView(
         total=len(snapshot.levels),
@@ -75,7 +75,7 @@ def level_lineage(
     depth: Annotated[int, Query(ge=1, le=50, description="generations each way")] = 3,
 ) -> Lineage:
     """Ancestors and descendants of a level up to ``depth`` generations (walked in SQL)."""
-    around = repo.level_neighbourhood(level_id, depth)
+    around = repo.lineage.neighbourhood(level_id, depth)
     return Lineage.model_validate(
         {"root": level_id, "depth": depth, "nodes": around.levels, "edges": around.edges}
     )

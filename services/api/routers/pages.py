@@ -75,5 +75,5 @@ def attempts_page(run: SelectedRun) -> HTMLResponse:
 @router.get("/levels/{level_id}", responses=UNKNOWN)
 def level_page(level_id: RecordId, repo: Repository) -> HTMLResponse:
     """One level: description, code, previews, history, family and the attempt that made it."""
-    repo.get_level(level_id)  # 404 for an unknown level
+    repo.levels.get(level_id)  # 404 for an unknown level
     return _browser_page("Level", "level")

@@ -28,14 +28,15 @@ UNKNOWN_RUN: dict[int | str, dict[str, Any]] = {
 @router.get("")
 def list_runs(repo: Repository) -> list[RunSummary]:
     """Every run, oldest first."""
-    return [RunSummary.model_validate(run) for run in repo.list_runs()]
+    return [RunSummary.model_validate(run) for run in repo.runs.all()]
 
 
 @router.get("/{run}", responses=UNKNOWN_RUN)
 def get_run(run: SelectedRun, repo: Repository) -> RunDetail:
     """A run with its stored config, archive counts and generation state."""
     return RunDetail.model_validate(
-        asdict(run) | {"stats": repo.stats(run.id), "generation_paused": is_paused(repo, run.id)}
+        asdict(run)
+        | {"stats": repo.statistics.counts(run.id), "generation_paused": is_paused(repo, run.id)}
     )
 
 
@@ -48,7 +49,7 @@ def run_metrics(
     """Time series: student sessions and target evaluations (each point has its time)."""
 
     def series(kind: str) -> list[MetricPoint]:
-        events = repo.list_events(run_id=run.id, kind=kind, after_id=after_id)
+        events = repo.events.listing(run_id=run.id, kind=kind, after_id=after_id)
         return [
             MetricPoint.model_validate(e.payload | {"event_id": e.id, "time": e.created_at})
             for e in events

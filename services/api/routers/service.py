@@ -22,7 +22,7 @@ class PrometheusResponse(Response):
 def healthz(repo: Repository) -> Health:
     """Liveness and database reachability."""
     try:
-        runs = len(repo.list_runs())
+        runs = len(repo.runs.all())
     except SQLAlchemyError as error:
         raise HTTPException(503, f"archive unreachable: {error}") from error
     return Health(status="ok", runs=runs)

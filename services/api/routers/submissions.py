@@ -49,7 +49,7 @@ def submit_level(
 ) -> SubmissionResult:
     """Validate a hand-written level in the sandbox and record it as an attempt (stored in
     every case): 201 with the new level when accepted."""
-    if body.parent_id is not None and repo.get_level(body.parent_id).run_id != run.id:
+    if body.parent_id is not None and repo.levels.get(body.parent_id).run_id != run.id:
         raise HTTPException(422, f"level {body.parent_id} is not in run {run.name!r}")
     started = time.perf_counter()
     verdict = sandboxes.validate(run.domain, body.code)
