@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
 from dicode.domains.craftax import level_checks
-from dicode.domains.craftax.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
+from dicode.domains.craftax.builder import BUILDER_VERSION
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
+from dicode.domains.folder import WorldFolder
 from dicode.levels.sandbox import SandboxLimits
 from dicode.settings import (
     EvaluatorSettings,
@@ -29,8 +30,6 @@ from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOC
 from dicode.student.curriculum import CurriculumConfig
 
 if TYPE_CHECKING:
-    from PIL import Image
-
     from dicode.levels.bundle import LevelBundle
     from dicode.student.loop import SlotTrainer
     from dicode.teachers.genome_base import GenomeCodec
@@ -74,10 +73,11 @@ _PROFILES["smoke_gtrxl"] = replace(
 )
 
 
-class CraftaxDomain:
+class CraftaxDomain(WorldFolder):
     """The :class:`~dicode.domains.base.Domain` of Craftax."""
 
     name = "craftax"
+    package = "dicode.domains.craftax"
     builder_module = "dicode.domains.craftax.builder"
     builder_version = BUILDER_VERSION
     # A Craftax world is ~0.27 MB: a pool of 32 needs a larger answer and more memory.
@@ -88,12 +88,6 @@ class CraftaxDomain:
     target_metrics = ("percent_of_max", "mean_return")
     headline_label = "target % of max"
     target_evaluation = EvaluatorSettings(games=EVAL_ENVS, max_steps=EVAL_MAX_STEPS)
-
-    def builder_api_docs(self) -> str:
-        return builder_api_docs()
-
-    def prompt_facts(self) -> dict[str, str]:
-        return prompt_facts()
 
     def seed_sources(self) -> dict[str, str]:
         return {name: seed_level_source(name) for name in SEED_LEVEL_NAMES}
@@ -106,29 +100,13 @@ class CraftaxDomain:
 
         return generate_base_worlds(seed, count)
 
-    def check_pool(self, pool: Pool) -> dict[str, int]:
-        return level_checks.check_pool(pool)
-
     def rules_of(self, pool: Pool) -> dict[str, float]:
         return level_checks.rules_of(pool)
-
-    def impossible_goal(self, pool: Pool) -> str | None:
-        return level_checks.impossible_goal(pool)
 
     def make_rollouts(self, steps: int) -> RolloutEvaluator:
         from dicode.domains.craftax.rollouts import CraftaxRollouts
 
         return CraftaxRollouts(steps=steps)
-
-    def render_text(self, bundle: LevelBundle, count: int) -> str:
-        from dicode.domains.craftax.render import pool_text
-
-        return pool_text(bundle, count)
-
-    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
-        from dicode.domains.craftax.render import pool_image
-
-        return pool_image(bundle, index, cell)
 
     def genome(self) -> GenomeCodec:
         from dicode.domains.craftax import genome, genome_edits
@@ -138,16 +116,6 @@ class CraftaxDomain:
             genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
             fallback="the unmodified game (every achievement as goal)", teach=genome_edits.teach,
         )  # fmt: skip
-
-    def describe_skills(self, figures: Mapping[str, Any]) -> str:
-        from dicode.domains.craftax import skills
-
-        return skills.describe_skills(figures)
-
-    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
-        from dicode.domains.craftax import skills
-
-        return skills.frontier_skills(figures)
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES

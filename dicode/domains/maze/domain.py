@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
-from dicode.domains.maze import level_checks, skills
-from dicode.domains.maze.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
+from dicode.domains.folder import WorldFolder
+from dicode.domains.maze import level_checks
+from dicode.domains.maze.builder import BUILDER_VERSION
 from dicode.domains.maze.grid import MAX_STEPS
 from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.settings import (
@@ -30,8 +31,6 @@ from dicode.student.curriculum import CurriculumConfig
 from dicode.student.maze.config import EVAL_EPISODES, MazePPOConfig
 
 if TYPE_CHECKING:
-    from PIL import Image
-
     from dicode.levels.bundle import LevelBundle
     from dicode.student.loop import SlotTrainer
     from dicode.teachers.genome_base import GenomeCodec
@@ -95,10 +94,11 @@ _PROFILES = {
 }
 
 
-class MazeDomain:
+class MazeDomain(WorldFolder):
     """The :class:`~dicode.domains.base.Domain` of the grid maze."""
 
     name = "maze"
+    package = "dicode.domains.maze"
     builder_module = "dicode.domains.maze.builder"
     builder_version = BUILDER_VERSION
     sandbox_limits = None  # a maze instance is 179 numbers: the sandbox's defaults suffice
@@ -106,12 +106,6 @@ class MazeDomain:
     target_metrics = ("solve_rate", "mean_return")
     headline_label = "held-out solve rate"
     target_evaluation = EvaluatorSettings(games=EVAL_EPISODES, max_steps=MAX_STEPS)
-
-    def builder_api_docs(self) -> str:
-        return builder_api_docs()
-
-    def prompt_facts(self) -> dict[str, str]:
-        return prompt_facts()
 
     def seed_sources(self) -> dict[str, str]:
         return {name: seed_level_source(name) for name in SEED_LEVEL_NAMES}
@@ -122,29 +116,13 @@ class MazeDomain:
     def base_worlds(self, seed: int, count: int) -> Pool | None:
         return None  # maze levels build from an empty grid
 
-    def check_pool(self, pool: Pool) -> dict[str, int]:
-        return level_checks.check_pool(pool)
-
     def rules_of(self, pool: Pool) -> dict[str, float]:
         return {}
-
-    def impossible_goal(self, pool: Pool) -> str | None:
-        return level_checks.impossible_goal(pool)
 
     def make_rollouts(self, steps: int) -> RolloutEvaluator:
         from dicode.domains.maze.rollouts import MazeRollouts
 
         return MazeRollouts(steps=steps)
-
-    def render_text(self, bundle: LevelBundle, count: int) -> str:
-        from dicode.domains.maze.render import pool_text
-
-        return pool_text(bundle, count)
-
-    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
-        from dicode.domains.maze.render import pool_image
-
-        return pool_image(bundle, index, cell)
 
     def genome(self) -> GenomeCodec:
         from dicode.domains.maze import genome, genome_edits
@@ -155,12 +133,6 @@ class MazeDomain:
             fallback="the target game (25 random walls, a random start and goal)",
             teach=genome_edits.teach,
         )  # fmt: skip
-
-    def describe_skills(self, figures: Mapping[str, Any]) -> str:
-        return skills.describe_skills(figures)
-
-    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
-        return skills.frontier_skills(figures)
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES

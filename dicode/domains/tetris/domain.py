@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
-from dicode.domains.tetris import level_checks, skills
-from dicode.domains.tetris.builder import BUILDER_VERSION, builder_api_docs, prompt_facts
+from dicode.domains.folder import WorldFolder
+from dicode.domains.tetris import level_checks
+from dicode.domains.tetris.builder import BUILDER_VERSION
 from dicode.domains.tetris.seeds import TARGET_LEVEL_FILE, seed_level_sources
 from dicode.settings import (
     EvaluatorSettings,
@@ -25,8 +26,6 @@ from dicode.settings import (
 from dicode.student.tetris.config import PPOConfig
 
 if TYPE_CHECKING:
-    from PIL import Image
-
     from dicode.levels.bundle import LevelBundle
     from dicode.student.loop import SlotTrainer
     from dicode.teachers.genome_base import GenomeCodec
@@ -55,10 +54,11 @@ _PROFILES = {
 }
 
 
-class TetrisDomain:
+class TetrisDomain(WorldFolder):
     """The :class:`~dicode.domains.base.Domain` of Tetris."""
 
     name = "tetris"
+    package = "dicode.domains.tetris"
     builder_module = "dicode.domains.tetris.builder"
     builder_version = BUILDER_VERSION
     sandbox_limits = None
@@ -66,12 +66,6 @@ class TetrisDomain:
     target_metrics = ("mean_lines", "mean_pieces")
     headline_label = "target lines"
     target_evaluation = EvaluatorSettings(games=20, max_steps=1_000)  # docs/evaluation.md
-
-    def builder_api_docs(self) -> str:
-        return builder_api_docs()
-
-    def prompt_facts(self) -> dict[str, str]:
-        return prompt_facts()
 
     def seed_sources(self) -> dict[str, str]:
         return seed_level_sources()
@@ -82,29 +76,13 @@ class TetrisDomain:
     def base_worlds(self, seed: int, count: int) -> Pool | None:
         return None  # Tetris levels build their boards from scratch
 
-    def check_pool(self, pool: Pool) -> dict[str, int]:
-        return level_checks.check_pool(pool)
-
     def rules_of(self, pool: Pool) -> dict[str, float]:
         return {}
-
-    def impossible_goal(self, pool: Pool) -> str | None:
-        return level_checks.impossible_goal(pool)
 
     def make_rollouts(self, steps: int) -> RolloutEvaluator:
         from dicode.domains.tetris.rollouts import TetrisRollouts
 
         return TetrisRollouts(steps=steps)
-
-    def render_text(self, bundle: LevelBundle, count: int) -> str:
-        from dicode.domains.tetris.render import pool_text
-
-        return pool_text(bundle, count)
-
-    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
-        from dicode.domains.tetris.render import pool_image
-
-        return pool_image(bundle, index, cell)
 
     def genome(self) -> GenomeCodec:
         from dicode.domains.tetris import genome, genome_edits
@@ -114,12 +92,6 @@ class TetrisDomain:
             genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
             fallback="the standard game", teach=genome_edits.teach,
         )  # fmt: skip
-
-    def describe_skills(self, figures: Mapping[str, Any]) -> str:
-        return skills.describe(figures)
-
-    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
-        return skills.frontier_skills(figures)
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES

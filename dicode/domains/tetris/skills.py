@@ -129,7 +129,7 @@ def skill_figures(
     return figures | {"skills": reached | shares}
 
 
-def describe(figures: Mapping[str, Any]) -> str:
+def describe_skills(figures: Mapping[str, Any]) -> str:
     """The profile in three lines, for prompts and people."""
     skills = dict(figures.get("skills", {}))
     if not skills:

@@ -1,0 +1,56 @@
+"""The `Domain` methods every world answers the same way, from its own folder.
+
+A world's folder holds modules of fixed names and functions: ``builder`` (``builder_api_docs``,
+``prompt_facts``), ``level_checks`` (``check_pool``, ``impossible_goal``), ``render``
+(``pool_text``, ``pool_image``) and ``skills`` (``describe_skills``, ``frontier_skills``).
+`WorldFolder` hands each of those methods to the module of that name under the world's
+``package``, so a world's ``domain.py`` keeps only what is its own. A module is imported when a
+method first needs it: ``render`` pulls in PIL, and looking a world up must stay cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from dicode.levels.world import Pool
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from dicode.levels.bundle import LevelBundle
+
+
+class WorldFolder:
+    """Base of a world's Domain class; set ``package`` to the world's folder as a module path."""
+
+    package: str  # e.g. "dicode.domains.maze"
+
+    def _module(self, name: str) -> ModuleType:
+        return import_module(f"{self.package}.{name}")
+
+    def builder_api_docs(self) -> str:
+        return self._module("builder").builder_api_docs()
+
+    def prompt_facts(self) -> dict[str, str]:
+        return self._module("builder").prompt_facts()
+
+    def check_pool(self, pool: Pool) -> dict[str, int]:
+        return self._module("level_checks").check_pool(pool)
+
+    def impossible_goal(self, pool: Pool) -> str | None:
+        return self._module("level_checks").impossible_goal(pool)
+
+    def render_text(self, bundle: LevelBundle, count: int) -> str:
+        return self._module("render").pool_text(bundle, count)
+
+    def render_image(self, bundle: LevelBundle, index: int, cell: int) -> Image.Image:
+        return self._module("render").pool_image(bundle, index, cell)
+
+    def describe_skills(self, figures: Mapping[str, Any]) -> str:
+        return self._module("skills").describe_skills(figures)
+
+    def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
+        return self._module("skills").frontier_skills(figures)
