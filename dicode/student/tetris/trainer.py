@@ -21,10 +21,11 @@ import numpy as np
 from dicode.domains.tetris.schema import TetrisLevel, stack_levels, target_level
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
+from dicode.student.ppo import RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
 from dicode.student.tetris.config import PPOConfig
 from dicode.student.tetris.evaluate import Evaluator, evaluate_greedy, make_greedy_evaluator
-from dicode.student.tetris.ppo import RunnerState, Trainer
+from dicode.student.tetris.ppo import Trainer
 
 EVAL_GAMES = 20  # the target protocol (docs/evaluation.md)
 EVAL_MAX_PIECES = 1_000
