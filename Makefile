@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install lock sandbox browser clean compose-check
+.PHONY: run test test-slow test-all lint install lock sandbox browser clean compose-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,9 +46,18 @@ run: $(STAMP) sandbox
 
 # Two pytest-xdist workers: much of the suite waits on subprocesses, servers and the sandbox.
 # A file stays on one worker; the chaos cases share one (tests/conftest.py). TEST_WORKERS=0: serial.
+# `make test` leaves out the tests marked `slow` (whole runs, chaos faults, the wheel install,
+# learning checks: minutes each); `make test-slow` runs exactly those, `make test-all` both.
 TEST_WORKERS ?= 2
+PYTEST = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 test: $(STAMP) sandbox browser
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
+	$(PYTEST) -m "not slow"
+
+test-slow: $(STAMP) sandbox browser
+	$(PYTEST) -m slow
+
+test-all: $(STAMP) sandbox browser
+	$(PYTEST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

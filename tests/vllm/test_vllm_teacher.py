@@ -49,6 +49,9 @@ def test_json_schema_is_honoured(vllm_server: Endpoint) -> None:
         assert parsed.value is not None, (parsed.error, text)
 
 
+# Three attempts of up to four calls of ≤ 640 tokens: ≈ 6 min on a quiet 2-core machine, over
+# 10 min once other work shares the cores (the default 600 s limit failed it then).
+@pytest.mark.timeout(1500)
 def test_teach_records_every_attempt_with_verdict_and_stage(
     vllm_server: Endpoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
