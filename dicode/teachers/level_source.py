@@ -358,6 +358,39 @@ def builder_call(node: ast.stmt, level: str) -> tuple[str, ast.Call] | None:
     return None
 
 
+def builder_arguments(
+    call: ast.Call,
+    signatures: Mapping[str, tuple[str, ...]],
+    env: Mapping[str, Value],
+    where: str,
+    level: str,
+    constants: Mapping[str, Value] | None = None,
+) -> tuple[str, dict[str, Value]]:
+    """A ``level.<method>(...)`` call of the genome grammar: the method's name and its arguments
+    by parameter name, each a literal expression (`evaluate`); a :class:`GenomeError` for a call
+    outside ``signatures``, too many arguments or an unknown or repeated keyword."""
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == level
+        and func.attr in signatures
+    ):
+        raise GenomeError(f"{where}: call {ast.unparse(func)!r} is outside the genome grammar")
+    method = func.attr
+    params = signatures[method]
+    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+        raise GenomeError(f"{where}: too many arguments to level.{method}")
+    args: dict[str, Value] = {}
+    for name, arg in zip(params, call.args, strict=False):
+        args[name] = evaluate(arg, env, where, level, constants)
+    for keyword in call.keywords:
+        if keyword.arg is None or keyword.arg not in params or keyword.arg in args:
+            raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
+        args[keyword.arg] = evaluate(keyword.value, env, where, level, constants)
+    return method, args
+
+
 # --- small AST helpers -----------------------------------------------------------------------
 
 

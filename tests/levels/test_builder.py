@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dicode.domains.build_args import LevelBuildError
 from dicode.domains.tetris import builder as tetris_builder
 from dicode.domains.tetris import schema
-from dicode.domains.tetris.builder import LevelBuildError, builder_api_docs, make_builder
+from dicode.domains.tetris.builder import builder_api_docs, make_builder
 
 
 def _fresh(seed: int = 0) -> tetris_builder.LevelBuilder:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicode.domains.tetris.builder import LevelBuilder, LevelBuildError, make_builder
+from dicode.domains.build_args import LevelBuildError
+from dicode.domains.tetris.builder import LevelBuilder, make_builder
 from dicode.domains.tetris.level_checks import LevelCheckError, check_pool, impossible_goal
 
 Pool = dict[str, np.ndarray]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dicode.domains.build_args import LevelBuildError
 from dicode.domains.maze.builder import (
     MAX_RANDOM_WALLS,
-    LevelBuildError,
     MazeLevel,
     builder_api_docs,
     make_builder,

@@ -14,11 +14,11 @@ worker. Its arrays follow ``dicode.domains.maze.level_checks.POOL_FIELDS`` field
 from __future__ import annotations
 
 import inspect
-from numbers import Integral
 
 import numpy as np
 
 from dicode.domains.api_docs import render_builder_api
+from dicode.domains.build_args import check_int, fail
 from dicode.domains.maze.grid import (
     DIRECTIONS,
     MAX_STEPS,
@@ -37,28 +37,10 @@ BUILDER_VERSION = "maze-builder/1"
 MAX_RANDOM_WALLS = 120
 
 
-class LevelBuildError(ValueError):
-    """A builder method was called with an out-of-range or ill-typed argument."""
-
-
-def _fail(call: str, message: str) -> LevelBuildError:
-    return LevelBuildError(f"level.{call}: {message}")
-
-
-def _check_int(call: str, name: str, value: object, low: int, high: int) -> int:
-    # bool is an int subclass; True as a row number is almost certainly a bug.
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise _fail(call, f"{name} must be an integer in {low}..{high}, got {value!r}")
-    number = int(value)
-    if not low <= number <= high:
-        raise _fail(call, f"{name} must be in {low}..{high}, got {number}")
-    return number
-
-
 def _check_cell(call: str, row: object, col: object, prefix: str = "") -> Cell:
     return (
-        _check_int(call, f"{prefix}row", row, 0, SIZE - 1),
-        _check_int(call, f"{prefix}col", col, 0, SIZE - 1),
+        check_int(call, f"{prefix}row", row, 0, SIZE - 1),
+        check_int(call, f"{prefix}col", col, 0, SIZE - 1),
     )
 
 
@@ -132,7 +114,7 @@ class MazeLevel:
         """
         t, lft, b, rgt = self._rectangle("room", top, left, bottom, right)
         if t == b or lft == rgt:
-            raise _fail("room", f"needs top < bottom and left < right, got {(t, lft, b, rgt)}")
+            raise fail("room", f"needs top < bottom and left < right, got {(t, lft, b, rgt)}")
         self._walls[t, lft : rgt + 1] = True
         self._walls[b, lft : rgt + 1] = True
         self._walls[t : b + 1, lft] = True
@@ -162,7 +144,7 @@ class MazeLevel:
         try:
             self._walls = parse_picture(picture)
         except ValueError as exc:
-            raise _fail("walls_from", str(exc)) from None
+            raise fail("walls_from", str(exc)) from None
 
     def random_walls(self, count: int) -> None:
         """Put up to ``count`` (0..120) walls on free cells drawn uniformly at random.
@@ -173,7 +155,7 @@ class MazeLevel:
         neighbour. Fewer than ``count`` walls are placed only when no free cell is left that
         obeys this.
         """
-        n = _check_int("random_walls", "count", count, 0, MAX_RANDOM_WALLS)
+        n = check_int("random_walls", "count", count, 0, MAX_RANDOM_WALLS)
         if n == 0:
             return
         fixed = [cell for cell in (self._start_cell(), self._goal) if cell is not None]
@@ -202,7 +184,7 @@ class MazeLevel:
         ``"east"``, ``"south"``, ``"west"``, ``"north"``)."""
         r, c = _check_cell("start", row, col)
         if not isinstance(direction, str) or direction not in DIRECTIONS:
-            raise _fail(
+            raise fail(
                 "start", f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}"
             )
         self._start = (r, c, DIRECTIONS.index(direction))
@@ -226,7 +208,7 @@ class MazeLevel:
         when walls cut the goal off. Needs both the start and the goal set."""
         start = self._start_cell()
         if start is None or self._goal is None:
-            raise _fail("path_length", "needs the start and the goal set (level.start, level.goal)")
+            raise fail("path_length", "needs the start and the goal set (level.start, level.goal)")
         return shortest_path(self._walls, start, self._goal)
 
     # --- finishing -----------------------------------------------------------------------
@@ -271,7 +253,7 @@ class MazeLevel:
         r0, c0 = _check_cell(call, row0, col0, "start ")
         r1, c1 = _check_cell(call, row1, col1, "end ")
         if r0 != r1 and c0 != c1:
-            raise _fail(
+            raise fail(
                 call,
                 f"the segment ({r0}, {c0})-({r1}, {c1}) must be horizontal or vertical "
                 "(same row or same column)",
@@ -284,7 +266,7 @@ class MazeLevel:
         t, lft = _check_cell(call, top, left, "top-left ")
         b, rgt = _check_cell(call, bottom, right, "bottom-right ")
         if t > b or lft > rgt:
-            raise _fail(call, f"needs top <= bottom and left <= right, got {(t, lft, b, rgt)}")
+            raise fail(call, f"needs top <= bottom and left <= right, got {(t, lft, b, rgt)}")
         return t, lft, b, rgt
 
 

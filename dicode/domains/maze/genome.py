@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dicode.domains.maze.builder import MAX_RANDOM_WALLS, LevelBuildError, MazeLevel
+from dicode.domains.build_args import LevelBuildError
+from dicode.domains.maze.builder import MAX_RANDOM_WALLS, MazeLevel
 from dicode.domains.maze.grid import (
     DIRECTIONS,
     SIZE,
@@ -44,6 +45,7 @@ from dicode.teachers.level_source import (
     Value,
     as_integer,
     assign,
+    builder_arguments,
     clean_text,
     evaluate,
     is_docstring,
@@ -349,27 +351,9 @@ def _iteration_values(
 
 
 def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
-    func = call.func
-    if not (
-        isinstance(func, ast.Attribute)
-        and isinstance(func.value, ast.Name)
-        and func.value.id == scope.level
-        and func.attr in _SIGNATURES
-    ):
-        raise GenomeError(f"{where}: call {ast.unparse(func)!r} is outside the genome grammar")
-    method = func.attr
-    params = _SIGNATURES[method]
-    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
-        raise GenomeError(f"{where}: too many arguments to level.{method}")
-    args: dict[str, Value] = {}
-    for name, arg in zip(params, call.args, strict=False):
-        args[name] = evaluate(arg, scope.env, where, scope.level, _BUILDER_CONSTANTS)
-    for keyword in call.keywords:
-        if keyword.arg not in params or keyword.arg in args:
-            raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
-        args[keyword.arg] = evaluate(
-            keyword.value, scope.env, where, scope.level, _BUILDER_CONSTANTS
-        )
+    method, args = builder_arguments(
+        call, _SIGNATURES, scope.env, where, scope.level, _BUILDER_CONSTANTS
+    )
     trace.calls += 1
     if trace.calls > MAX_UNROLLED_CALLS:
         raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")

@@ -16,11 +16,12 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Mapping
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
 from dicode.domains.api_docs import render_builder_api
+from dicode.domains.build_args import check_int, fail
 from dicode.domains.tetris.constants import BOARD_HEIGHT, BOARD_WIDTH, MAX_SEQUENCE, PIECE_NAMES
 
 #: Version of the builder contract; stored in every level bundle's provenance.
@@ -36,24 +37,6 @@ MAX_GOAL_LINES = 250
 MAX_GOAL_PIECES = 1000
 
 CELLS_PER_PIECE = 4
-
-
-class LevelBuildError(ValueError):
-    """A builder method was called with an out-of-range or ill-typed argument."""
-
-
-def _fail(call: str, message: str) -> LevelBuildError:
-    return LevelBuildError(f"level.{call}: {message}")
-
-
-def _check_int(call: str, name: str, value: object, low: int, high: int) -> int:
-    # bool is an int subclass; True as a row number is almost certainly a bug.
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise _fail(call, f"{name} must be an integer in {low}..{high}, got {value!r}")
-    number = int(value)
-    if not low <= number <= high:
-        raise _fail(call, f"{name} must be in {low}..{high}, got {number}")
-    return number
 
 
 class LevelBuilder:
@@ -95,20 +78,20 @@ class LevelBuilder:
 
     def fill(self, row: int, col: int) -> None:
         """Fill the cell at ``row`` (0 = bottom .. 19 = top), ``col`` (0 = left .. 9 = right)."""
-        r = _check_int("fill", "row", row, 0, BOARD_HEIGHT - 1)
-        c = _check_int("fill", "col", col, 0, BOARD_WIDTH - 1)
+        r = check_int("fill", "row", row, 0, BOARD_HEIGHT - 1)
+        c = check_int("fill", "col", col, 0, BOARD_WIDTH - 1)
         self._board[r, c] = 1
 
     def clear(self, row: int, col: int) -> None:
         """Empty the cell at ``row`` (0 = bottom .. 19 = top), ``col`` (0 = left .. 9 = right)."""
-        r = _check_int("clear", "row", row, 0, BOARD_HEIGHT - 1)
-        c = _check_int("clear", "col", col, 0, BOARD_WIDTH - 1)
+        r = check_int("clear", "row", row, 0, BOARD_HEIGHT - 1)
+        c = check_int("clear", "col", col, 0, BOARD_WIDTH - 1)
         self._board[r, c] = 0
 
     def is_filled(self, row: int, col: int) -> bool:
         """True if the cell at ``row``, ``col`` is filled."""
-        r = _check_int("is_filled", "row", row, 0, BOARD_HEIGHT - 1)
-        c = _check_int("is_filled", "col", col, 0, BOARD_WIDTH - 1)
+        r = check_int("is_filled", "row", row, 0, BOARD_HEIGHT - 1)
+        c = check_int("is_filled", "col", col, 0, BOARD_WIDTH - 1)
         return bool(self._board[r, c])
 
     def row(self, row: int, cells: str) -> None:
@@ -116,18 +99,18 @@ class LevelBuilder:
 
         Example: ``level.row(0, "####.#####")`` fills the bottom row except column 4.
         """
-        r = _check_int("row", "row", row, 0, BOARD_HEIGHT - 1)
+        r = check_int("row", "row", row, 0, BOARD_HEIGHT - 1)
         if not isinstance(cells, str) or len(cells) != BOARD_WIDTH:
-            raise _fail("row", f"cells must be a string of {BOARD_WIDTH} characters, got {cells!r}")
+            raise fail("row", f"cells must be a string of {BOARD_WIDTH} characters, got {cells!r}")
         bad = sorted(set(cells) - set("#X."))
         if bad:
-            raise _fail("row", f"cells may contain only '#', 'X' and '.', got {bad[0]!r}")
+            raise fail("row", f"cells may contain only '#', 'X' and '.', got {bad[0]!r}")
         self._board[r] = [ch != "." for ch in cells]
 
     def column(self, col: int, height: int) -> None:
         """Fill column ``col`` from the bottom up to ``height`` cells (rows 0..height-1)."""
-        c = _check_int("column", "col", col, 0, BOARD_WIDTH - 1)
-        h = _check_int("column", "height", height, 0, BOARD_HEIGHT - SPAWN_ROWS)
+        c = check_int("column", "col", col, 0, BOARD_WIDTH - 1)
+        h = check_int("column", "height", height, 0, BOARD_HEIGHT - SPAWN_ROWS)
         self._board[:h, c] = 1
 
     def garbage(self, rows: int, holes: int = 1) -> None:
@@ -136,10 +119,10 @@ class LevelBuilder:
         Each new row is full except ``holes`` empty cells at distinct random columns (drawn
         from the builder's own seeded generator). Filled cells may not be pushed off the top.
         """
-        n = _check_int("garbage", "rows", rows, 1, BOARD_HEIGHT - SPAWN_ROWS)
-        k = _check_int("garbage", "holes", holes, 1, BOARD_WIDTH - 1)
+        n = check_int("garbage", "rows", rows, 1, BOARD_HEIGHT - SPAWN_ROWS)
+        k = check_int("garbage", "holes", holes, 1, BOARD_WIDTH - 1)
         if self._board[BOARD_HEIGHT - n :].any():
-            raise _fail(
+            raise fail(
                 "garbage", f"pushing {n} rows would push filled cells off the top of the board"
             )
         new_rows = np.ones((n, BOARD_WIDTH), np.uint8)
@@ -152,10 +135,10 @@ class LevelBuilder:
 
         Example: ``level.well(9, 4)`` leaves a 4-deep well on the right for an I piece.
         """
-        c = _check_int("well", "col", col, 0, BOARD_WIDTH - 1)
-        d = _check_int("well", "depth", depth, 1, BOARD_HEIGHT - SPAWN_ROWS)
+        c = check_int("well", "col", col, 0, BOARD_WIDTH - 1)
+        d = check_int("well", "depth", depth, 1, BOARD_HEIGHT - SPAWN_ROWS)
         if self._board[BOARD_HEIGHT - d :].any():
-            raise _fail(
+            raise fail(
                 "well", f"pushing {d} rows would push filled cells off the top of the board"
             )
         new_rows = np.ones((d, BOARD_WIDTH), np.uint8)
@@ -169,20 +152,20 @@ class LevelBuilder:
         letters get 0 and at least one weight must be positive. Weights are normalised.
         """
         if not isinstance(weights, Mapping):
-            raise _fail("pieces", f"weights must be a dict over 'IOTSZJL', got {weights!r}")
+            raise fail("pieces", f"weights must be a dict over 'IOTSZJL', got {weights!r}")
         values = np.zeros(len(PIECE_NAMES), np.float64)
         for key, value in weights.items():
             if not isinstance(key, str) or key not in PIECE_NAMES or len(key) != 1:
-                raise _fail("pieces", f"unknown piece {key!r}; use letters from 'IOTSZJL'")
+                raise fail("pieces", f"unknown piece {key!r}; use letters from 'IOTSZJL'")
             if isinstance(value, bool) or not isinstance(value, Real):
-                raise _fail("pieces", f"weight of {key!r} must be a number, got {value!r}")
+                raise fail("pieces", f"weight of {key!r} must be a number, got {value!r}")
             number = float(value)
             if not math.isfinite(number) or number < 0:
-                raise _fail("pieces", f"weight of {key!r} must be finite and >= 0, got {number}")
+                raise fail("pieces", f"weight of {key!r} must be finite and >= 0, got {number}")
             values[PIECE_NAMES.index(key)] = number
         total = values.sum()
         if not total > 0 or not math.isfinite(total):
-            raise _fail("pieces", f"at least one weight must be positive, got {dict(weights)!r}")
+            raise fail("pieces", f"at least one weight must be positive, got {dict(weights)!r}")
         self._weights = values / total
 
     def sequence(self, pieces: str) -> None:
@@ -191,12 +174,12 @@ class LevelBuilder:
         At most 64 letters from ``"IOTSZJL"``; ``""`` removes a fixed sequence.
         """
         if not isinstance(pieces, str):
-            raise _fail("sequence", f"pieces must be a string such as 'IIOT', got {pieces!r}")
+            raise fail("sequence", f"pieces must be a string such as 'IIOT', got {pieces!r}")
         if len(pieces) > MAX_SEQUENCE:
-            raise _fail("sequence", f"at most {MAX_SEQUENCE} pieces, got {len(pieces)}")
+            raise fail("sequence", f"at most {MAX_SEQUENCE} pieces, got {len(pieces)}")
         for ch in pieces:
             if ch not in PIECE_NAMES:
-                raise _fail("sequence", f"unknown piece {ch!r}; use letters from 'IOTSZJL'")
+                raise fail("sequence", f"unknown piece {ch!r}; use letters from 'IOTSZJL'")
         self._sequence = [PIECE_NAMES.index(ch) for ch in pieces]
 
     def goal(self, lines: int | None = None, pieces: int | None = None) -> None:
@@ -210,10 +193,10 @@ class LevelBuilder:
         ``lines`` is 1..250 and ``pieces`` 1..1000.
         """
         self._goal_lines = (
-            0 if lines is None else _check_int("goal", "lines", lines, 1, MAX_GOAL_LINES)
+            0 if lines is None else check_int("goal", "lines", lines, 1, MAX_GOAL_LINES)
         )
         self._goal_pieces = (
-            0 if pieces is None else _check_int("goal", "pieces", pieces, 1, MAX_GOAL_PIECES)
+            0 if pieces is None else check_int("goal", "pieces", pieces, 1, MAX_GOAL_PIECES)
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:

@@ -39,6 +39,7 @@ from dicode.teachers.level_source import (
     Value,
     as_integer,
     assign,
+    builder_arguments,
     builder_call,
     clean_text,
     evaluate,
@@ -455,25 +456,9 @@ def _evaluate(node: ast.expr, env: dict[str, Value], where: str, level: str = ""
 
 
 def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
-    func = call.func
-    if not (
-        isinstance(func, ast.Attribute)
-        and isinstance(func.value, ast.Name)
-        and func.value.id == scope.level
-        and func.attr in _SIGNATURES
-    ):
-        raise GenomeError(f"{where}: call {ast.unparse(func)!r} is outside the genome grammar")
-    method = func.attr
-    params = _SIGNATURES[method]
-    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
-        raise GenomeError(f"{where}: too many arguments to level.{method}")
-    args: dict[str, Value] = {}
-    for name, arg in zip(params, call.args, strict=False):
-        args[name] = _evaluate(arg, scope.env, where, scope.level)
-    for keyword in call.keywords:
-        if keyword.arg not in params or keyword.arg in args:
-            raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
-        args[keyword.arg] = _evaluate(keyword.value, scope.env, where, scope.level)
+    method, args = builder_arguments(
+        call, _SIGNATURES, scope.env, where, scope.level, _BUILDER_SIZES
+    )
     trace.calls += 1
     if trace.calls > MAX_UNROLLED_CALLS:
         raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")
