@@ -1,80 +1,53 @@
 """One command line shape for every world: `dicode train|eval|levels|teach --domain WORLD`.
 
-Each world's student trains for a few iterations through `dicode train` (tiny layouts set with
-`--set`, as the worlds' own tests use) and `dicode eval` measures the saved checkpoint with the
-same protocol, reproducing the run's last evaluation. The flags are the same for every world;
-an unknown world is refused with the known ones listed; Tetris's own commands (judges
-included) live under `dicode tetris`.
+The flags are the same for every world; the student's config is the world's with `--set`
+overrides, its step-size schedule spanning `--steps`; an unknown world is refused with the
+known ones listed; Tetris's own commands (judges included) live under `dicode tetris`. Each
+world trains and evaluates through these commands in its own tests
+(`tests.support.student_cli`).
 """
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from dicode import domains
 from dicode.domains.tetris.seeds import SEED_LEVEL_DIR
 from services.cli import app
+from services.student_cli import student_config
 
 runner = CliRunner()
-
-# A few iterations of a tiny student, a short protocol: each world trains and evaluates in
-# seconds once compiled (the layouts of tests/student, tests/maze and tests/craftax).
-TINY = {
-    "tetris": ["envs_per_slot=4", "num_steps=8", "update_epochs=1", "num_minibatches=2",
-               "column_features=4", "row_features=2", "hidden=8"],
-    "maze": ["envs_per_slot=8", "pool_size=8", "target_refresh=2", "num_steps=16",
-             "num_minibatches=2", "update_epochs=1", "embed_size=16", "hidden_size=16"],
-    "craftax": ["envs_per_slot=4", "pool_size=2", "target_refresh=1", "num_steps=8",
-                "num_minibatches=2", "update_epochs=1", "layer_size=32"],
-}  # fmt: skip
-PROTOCOL = {"tetris": ("2", "30"), "maze": ("1", "30"), "craftax": ("2", "30")}
 
 TRAIN_FLAGS = ("--domain", "--steps", "--out", "--seed", "--eval-every", "--eval-games",
                "--eval-max-steps", "--set", "--anneal", "--resume")  # fmt: skip
 EVAL_FLAGS = ("--domain", "--checkpoint", "--games", "--max-steps", "--all", "--json")
 
 
-def _settings(items: list[str]) -> list[str]:
-    return [arg for item in items for arg in ("--set", item)]
-
-
-@pytest.mark.parametrize("world", sorted(TINY))
-def test_train_then_eval_every_world(world: str, tmp_path: Path) -> None:
-    games, max_steps = PROTOCOL[world]
-    protocol = ["--eval-games", games, "--eval-max-steps", max_steps]
-    trained = runner.invoke(
-        app,
-        ["train", "--domain", world, "--steps", "1", "--eval-every", "1", "--out", str(tmp_path),
-         *protocol, *_settings(TINY[world])],
-    )  # fmt: skip
-    assert trained.exit_code == 0, trained.output
-    config = json.loads((tmp_path / "config.json").read_text())
-    assert domains.get(world).ppo_config(config).seed == 0  # the world reads its config back
-    with (tmp_path / "curve.csv").open() as f:
-        rows = list(csv.DictReader(f))
-    assert [int(row["iteration"]) for row in rows] == [0, 1]  # one iteration covers the budget
-    assert (tmp_path / "curve.png").is_file()
-    headline = domains.get(world).target_metrics[0]
-    evaluated = runner.invoke(
-        app,
-        ["eval", "--domain", world, "--checkpoint", str(tmp_path / "checkpoint.msgpack"),
-         "--games", games, "--max-steps", max_steps, "--json"],
-    )  # fmt: skip
-    assert evaluated.exit_code == 0, evaluated.output
-    figures = json.loads(evaluated.output.splitlines()[-1])
-    # The checkpoint holds the trained policy: the same protocol gives the run's last figure.
-    assert figures[headline] == pytest.approx(float(rows[-1][f"target_{headline}"]), rel=1e-5)
-    assert isinstance(figures["skills"], dict) and figures["skills"]
+def test_the_config_is_the_worlds_with_overrides_and_a_schedule_over_the_steps() -> None:
+    tetris, craftax = domains.get("tetris"), domains.get("craftax")
+    plain = student_config(tetris, 10_000, 3, ["hidden=8"], anneal=False)
+    assert (plain.hidden, plain.seed, plain.anneal_lr) == (8, 3, False)
+    assert plain.num_iterations == tetris.ppo_config({}).num_iterations  # no schedule: untouched
+    annealed = student_config(tetris, 10_000, 0, None, anneal=True)
+    assert annealed.anneal_lr and annealed.num_iterations == -(-10_000 // annealed.batch_size)
+    # Craftax anneals by default: its schedule spans --steps too, unless set.
+    assert student_config(craftax, 20_000, 0, None, anneal=False).num_iterations == 5
+    kept = student_config(craftax, 20_000, 0, ["num_iterations=7"], anneal=False)
+    assert kept.num_iterations == 7
+    with pytest.raises(typer.BadParameter, match="unknown PPOConfig key 'layer_size'"):
+        student_config(tetris, 1, 0, ["layer_size=8"], anneal=False)  # a Craftax key
 
 
 def test_the_flags_are_the_same_for_every_world() -> None:
     for command, flags in (("train", TRAIN_FLAGS), ("eval", EVAL_FLAGS)):
-        pages = {runner.invoke(app, [command, "--domain", w, "--help"]).output for w in TINY}
+        pages = {
+            runner.invoke(app, [command, "--domain", w, "--help"]).output for w in domains.names()
+        }
         assert len(pages) == 1, f"`dicode {command} --help` differs between worlds"
         page = pages.pop()
         assert all(flag in page for flag in flags), page
