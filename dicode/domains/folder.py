@@ -2,7 +2,10 @@
 
 A world's folder holds modules of fixed names and functions: ``builder`` (``builder_api_docs``,
 ``prompt_facts``), ``level_checks`` (``check_pool``, ``impossible_goal``), ``render``
-(``pool_text``, ``pool_image``) and ``skills`` (``describe_skills``, ``frontier_skills``).
+(``pool_text``, ``pool_image``), ``skills`` (``describe_skills``, ``frontier_skills``),
+``genome`` and ``genome_edits`` (the mutation teacher's genome), and ``seed_levels``
+(``SEED_LEVEL_NAMES``, ``seed_level_source``; a world that keeps its seeds otherwise overrides
+``seed_sources`` and ``target_source``).
 `WorldFolder` hands each of those methods to the module of that name under the world's
 ``package``, so a world's ``domain.py`` keeps only what is its own. A module is imported when a
 method first needs it: ``render`` pulls in PIL, and looking a world up must stay cheap.
@@ -21,12 +24,14 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from dicode.levels.bundle import LevelBundle
+    from dicode.teachers.genome_base import GenomeCodec
 
 
 class WorldFolder:
     """Base of a world's Domain class; set ``package`` to the world's folder as a module path."""
 
     package: str  # e.g. "dicode.domains.maze"
+    genome_fallback: str  # what a child of a parent outside the genome grammar starts from
 
     def _module(self, name: str) -> ModuleType:
         return import_module(f"{self.package}.{name}")
@@ -54,3 +59,19 @@ class WorldFolder:
 
     def frontier_skills(self, figures: Mapping[str, Any]) -> list[str]:
         return self._module("skills").frontier_skills(figures)
+
+    def genome(self) -> GenomeCodec:
+        from dicode.teachers.genome_base import GenomeCodec
+
+        genome, edits = self._module("genome"), self._module("genome_edits")
+        return GenomeCodec(
+            genome.read_genome, genome.write_level, genome.describe, edits.mutate,
+            fallback=self.genome_fallback, teach=edits.teach,
+        )  # fmt: skip
+
+    def seed_sources(self) -> dict[str, str]:
+        seeds = self._module("seed_levels")
+        return {name: seeds.seed_level_source(name) for name in seeds.SEED_LEVEL_NAMES}
+
+    def target_source(self) -> str:
+        return self._module("seed_levels").seed_level_source("target_game")

@@ -16,7 +16,6 @@ from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
 from dicode.domains.craftax import level_checks
 from dicode.domains.craftax.builder import BUILDER_VERSION
-from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.domains.folder import WorldFolder
 from dicode.levels.sandbox import SandboxLimits
 from dicode.settings import (
@@ -32,7 +31,6 @@ from dicode.student.curriculum import CurriculumConfig
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
     from dicode.student.loop import SlotTrainer
-    from dicode.teachers.genome_base import GenomeCodec
 
 # Craftax on 2 CPU cores, to check the whole loop: 4 slots (the target + 3 levels, so the 7 seed
 # levels are trained within 3 sessions and generated ones soon after) x 4 envs, a narrow GRU,
@@ -78,6 +76,7 @@ class CraftaxDomain(WorldFolder):
 
     name = "craftax"
     package = "dicode.domains.craftax"
+    genome_fallback = "the unmodified game (every achievement as goal)"
     builder_module = "dicode.domains.craftax.builder"
     builder_version = BUILDER_VERSION
     # A Craftax world is ~0.27 MB: a pool of 32 needs a larger answer and more memory.
@@ -88,12 +87,6 @@ class CraftaxDomain(WorldFolder):
     target_metrics = ("percent_of_max", "mean_return")
     headline_label = "target % of max"
     target_evaluation = EvaluatorSettings(games=EVAL_ENVS, max_steps=EVAL_MAX_STEPS)
-
-    def seed_sources(self) -> dict[str, str]:
-        return {name: seed_level_source(name) for name in SEED_LEVEL_NAMES}
-
-    def target_source(self) -> str:
-        return seed_level_source("target_game")
 
     def base_worlds(self, seed: int, count: int) -> Pool | None:
         from dicode.domains.craftax.state_codec import generate_base_worlds  # JAX, parent only
@@ -107,15 +100,6 @@ class CraftaxDomain(WorldFolder):
         from dicode.domains.craftax.rollouts import CraftaxRollouts
 
         return CraftaxRollouts(steps=steps)
-
-    def genome(self) -> GenomeCodec:
-        from dicode.domains.craftax import genome, genome_edits
-        from dicode.teachers.genome_base import GenomeCodec
-
-        return GenomeCodec(
-            genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
-            fallback="the unmodified game (every achievement as goal)", teach=genome_edits.teach,
-        )  # fmt: skip
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES

@@ -19,7 +19,6 @@ from dicode.domains.folder import WorldFolder
 from dicode.domains.maze import level_checks
 from dicode.domains.maze.builder import BUILDER_VERSION
 from dicode.domains.maze.grid import MAX_STEPS
-from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES, seed_level_source
 from dicode.settings import (
     EvaluatorSettings,
     GeneratorSettings,
@@ -33,7 +32,6 @@ from dicode.student.maze.config import EVAL_EPISODES, MazePPOConfig
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
     from dicode.student.loop import SlotTrainer
-    from dicode.teachers.genome_base import GenomeCodec
 
 # The whole loop on 2 CPU cores: 4 slots (the target + 3 levels, so the 10 seed levels are
 # trained within 4 sessions and generated ones soon after) x 32 envs x 64 steps, a small
@@ -99,6 +97,7 @@ class MazeDomain(WorldFolder):
 
     name = "maze"
     package = "dicode.domains.maze"
+    genome_fallback = "the target game (25 random walls, a random start and goal)"
     builder_module = "dicode.domains.maze.builder"
     builder_version = BUILDER_VERSION
     sandbox_limits = None  # a maze instance is 179 numbers: the sandbox's defaults suffice
@@ -106,12 +105,6 @@ class MazeDomain(WorldFolder):
     target_metrics = ("solve_rate", "mean_return")
     headline_label = "held-out solve rate"
     target_evaluation = EvaluatorSettings(games=EVAL_EPISODES, max_steps=MAX_STEPS)
-
-    def seed_sources(self) -> dict[str, str]:
-        return {name: seed_level_source(name) for name in SEED_LEVEL_NAMES}
-
-    def target_source(self) -> str:
-        return seed_level_source("target_game")
 
     def base_worlds(self, seed: int, count: int) -> Pool | None:
         return None  # maze levels build from an empty grid
@@ -123,16 +116,6 @@ class MazeDomain(WorldFolder):
         from dicode.domains.maze.rollouts import MazeRollouts
 
         return MazeRollouts(steps=steps)
-
-    def genome(self) -> GenomeCodec:
-        from dicode.domains.maze import genome, genome_edits
-        from dicode.teachers.genome_base import GenomeCodec
-
-        return GenomeCodec(
-            genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
-            fallback="the target game (25 random walls, a random start and goal)",
-            teach=genome_edits.teach,
-        )  # fmt: skip
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES

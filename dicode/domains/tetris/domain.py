@@ -28,7 +28,6 @@ from dicode.student.tetris.config import PPOConfig
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
     from dicode.student.loop import SlotTrainer
-    from dicode.teachers.genome_base import GenomeCodec
 
 # A student small enough for 2 CPU cores: 5 slots (1 target + 4 levels) x 16 environments.
 _QUICK_PPO = PPOConfig(
@@ -59,6 +58,7 @@ class TetrisDomain(WorldFolder):
 
     name = "tetris"
     package = "dicode.domains.tetris"
+    genome_fallback = "the standard game"
     builder_module = "dicode.domains.tetris.builder"
     builder_version = BUILDER_VERSION
     sandbox_limits = None
@@ -83,15 +83,6 @@ class TetrisDomain(WorldFolder):
         from dicode.domains.tetris.rollouts import TetrisRollouts
 
         return TetrisRollouts(steps=steps)
-
-    def genome(self) -> GenomeCodec:
-        from dicode.domains.tetris import genome, genome_edits
-        from dicode.teachers.genome_base import GenomeCodec
-
-        return GenomeCodec(
-            genome.read_genome, genome.write_level, genome.describe, genome_edits.mutate,
-            fallback="the standard game", teach=genome_edits.teach,
-        )  # fmt: skip
 
     def profiles(self) -> Mapping[str, RunSettings]:
         return _PROFILES
