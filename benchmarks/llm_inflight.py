@@ -103,6 +103,13 @@ def generator_settings(in_flight: int) -> GeneratorSettings:
     return replace(llm.generator, in_flight=in_flight, max_untrained=10**6)
 
 
+def tetris_validator(settings: GeneratorSettings) -> Validator:
+    """The Tetris sandbox pool both modes measure with (the generator's pool size and rollout
+    steps, one warm worker)."""
+    pool_size, steps = settings.pool_size, settings.rollout_steps
+    return Validator(domains.get("tetris"), pool_size=pool_size, warm=1, rollout_steps=steps)
+
+
 @dataclass(frozen=True)
 class Window:
     warm_s: float  # run, not counted: the first attempts have not come back yet
@@ -305,12 +312,7 @@ def main() -> None:
     with (
         FakeOpenAIServer(model="latency-model") as server,
         tempfile.TemporaryDirectory() as tmp,
-        Validator(
-            domains.get("tetris"),
-            pool_size=settings.pool_size,
-            warm=1,
-            rollout_steps=settings.rollout_steps,
-        ) as validator,
+        tetris_validator(settings) as validator,
     ):
         os.environ[ENV_URL], os.environ[ENV_MODEL] = server.base_url, server.model
         sandbox_per_min = sandbox_ceiling(validator, 20)
@@ -393,12 +395,7 @@ def main_vllm(args: argparse.Namespace) -> None:
     with (
         contextlib.nullcontext() if external else local,
         tempfile.TemporaryDirectory() as tmp,
-        Validator(
-            domains.get("tetris"),
-            pool_size=settings.pool_size,
-            warm=1,
-            rollout_steps=settings.rollout_steps,
-        ) as validator,
+        tetris_validator(settings) as validator,
     ):
         endpoint = external or Endpoint(local.base_url, local.served_name)
         if external is None:

@@ -199,10 +199,7 @@ def run_method(
         method, seed, curve, headline, started, generation_s, attempts, accepted, trained,
         slots, run_dir,
     )  # fmt: skip
-    write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", headline)
-    settings["result"] = asdict(result)
-    (run_dir / "config.json").write_text(json.dumps(settings, indent=2, default=str) + "\n")
-    return result
+    return _record(run_dir, curve, headline, settings, result)
 
 
 def _run_ued(
@@ -231,6 +228,17 @@ def _run_ued(
         method, seed, curve, headline, started, 0.0, 0, 0, len(counts.trained),
         counts.to_dict(), run_dir,
     )  # fmt: skip
+    return _record(run_dir, curve, headline, settings, result)
+
+
+def _record(
+    run_dir: Path,
+    curve: list[CurvePoint],
+    headline: str,
+    settings: dict[str, Any],
+    result: MethodResult,
+) -> MethodResult:
+    """Write a run's curve (CSV and PNG) and its settings with the result into ``run_dir``."""
     write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", headline)
     settings["result"] = asdict(result)
     (run_dir / "config.json").write_text(json.dumps(settings, indent=2, default=str) + "\n")

@@ -97,6 +97,16 @@ class LLMTeacher:
         """Close the HTTP client (the teacher is unusable afterwards)."""
         await self._client.aclose()
 
+    async def _chat(
+        self, messages: list[dict[str, Any]], *, max_tokens: int, seed: int,
+        response_format: dict[str, Any] | None = None,
+    ) -> ChatResult:  # fmt: skip
+        """One model call with the teacher's sampling settings (temperature, top-p)."""
+        return await self._client.chat(
+            messages, temperature=self._settings.temperature, top_p=self._settings.top_p,
+            max_tokens=max_tokens, response_format=response_format, seed=seed,
+        )  # fmt: skip
+
     async def propose(self, request: TeacherRequest) -> TeacherResult:
         """One generation attempt; always returns a record, never raises on model output."""
         result = TeacherResult(
@@ -138,13 +148,11 @@ class LLMTeacher:
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": user}]
         for attempt in range(self._settings.description_attempts):
             stage = "description" if attempt == 0 else f"description-retry-{attempt}"
-            chat = await self._client.chat(
+            chat = await self._chat(
                 messages,
-                temperature=self._settings.temperature,
-                top_p=self._settings.top_p,
                 max_tokens=self._settings.description_max_tokens,
-                response_format=description_response_format(self._settings.structured_output),
                 seed=request.seed + attempt,
+                response_format=description_response_format(self._settings.structured_output),
             )
             self._record(result, stage, messages, chat)
             if not chat.ok:
@@ -187,12 +195,8 @@ class LLMTeacher:
         ]
         for round_index in range(self._settings.repair_rounds + 1):
             stage = "code" if round_index == 0 else f"repair-{round_index}"
-            chat = await self._client.chat(
-                messages,
-                temperature=self._settings.temperature,
-                top_p=self._settings.top_p,
-                max_tokens=self._settings.code_max_tokens,
-                seed=request.seed + round_index,
+            chat = await self._chat(
+                messages, max_tokens=self._settings.code_max_tokens, seed=request.seed + round_index
             )
             self._record(result, stage, messages, chat)
             if not chat.ok or chat.text is None:
