@@ -77,9 +77,11 @@ def test_teach_records_every_attempt_with_verdict_and_stage(
         repository.close()
     assert len(attempts) == 3
     calls = [r for a in attempts for r in a.responses]
-    assert all(r.get("error_kind") in (None, "empty_answer") for r in calls), [
-        (r["stage"], r.get("error_kind"), r.get("error")) for r in calls
-    ]
+    # A call may outlast the client's 120 s deadline when other work shares the two cores: it is
+    # then recorded as a timeout with its stage, like any failed call. Any other error is a defect.
+    kinds = [(r["stage"], r.get("error_kind"), r.get("error")) for r in calls]
+    assert all(kind in (None, "empty_answer", "timeout") for _, kind, _ in kinds), kinds
+    assert any(r.get("response") for r in calls), kinds
     for attempt in attempts:
         stages = [r["stage"] for r in attempt.responses]
         assert attempt.verdict in ("accepted", "rejected")
