@@ -57,6 +57,7 @@ def _by_run(document: dict[str, object]) -> dict[tuple[str, int], tuple[object, 
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.slow  # three small experiments end to end: ≈ 3 min on 2 cores
 def test_figures_do_not_depend_on_jobs_or_task_order(tmp_path: Path) -> None:
     names = ["target", "dicode"]
     one = run_experiment(
