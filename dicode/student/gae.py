@@ -1,5 +1,5 @@
-"""Generalised advantage estimation (Schulman et al. 2016, arXiv:1506.02438), shared by the
-Tetris and Craftax students."""
+"""Generalised advantage estimation (Schulman et al. 2016, arXiv:1506.02438), for the one PPO
+(``dicode.student.ppo``)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,9 @@ def clipped_surrogate(
     return -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - clip_eps, 1 + clip_eps) * adv).mean()
 
 
-class _LossWeights(Protocol):
+class LossWeights(Protocol):
+    """The loss's hyperparameters (a world's config)."""
+
     @property
     def clip_eps(self) -> float: ...
     @property
@@ -44,7 +46,7 @@ def ppo_loss(
     step: _Stored,
     advantages: jnp.ndarray,
     targets: jnp.ndarray,
-    weights: _LossWeights,
+    weights: LossWeights,
     clip_value: bool,
     legal: jnp.ndarray | None,
 ) -> tuple[jnp.ndarray, dict[str, jnp.ndarray]]:

@@ -41,13 +41,13 @@ from flax.training.train_state import TrainState
 from dicode.environment import Environment
 from dicode.student.bonus import BonusConfig, BonusParams, CompletionBonus
 from dicode.student.gae import gae
-from dicode.student.losses import ppo_loss
+from dicode.student.losses import LossWeights, ppo_loss
 from dicode.student.tally import SlotStats, env_slots, slot_stats
 
 Keys = tuple[jax.Array, jax.Array, jax.Array]
 
 
-class PPOHyperparameters(Protocol):
+class PPOHyperparameters(LossWeights, Protocol):
     """What the PPO reads of a world's config (each world's dataclass documents them)."""
 
     @property
@@ -74,12 +74,6 @@ class PPOHyperparameters(Protocol):
     def update_epochs(self) -> int: ...
     @property
     def num_minibatches(self) -> int: ...
-    @property
-    def clip_eps(self) -> float: ...
-    @property
-    def vf_coef(self) -> float: ...
-    @property
-    def ent_coef(self) -> float: ...
     @property
     def max_grad_norm(self) -> float: ...
 

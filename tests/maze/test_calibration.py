@@ -133,7 +133,7 @@ def test_a_measuring_iteration_leaves_parameters_and_optimiser_alone() -> None:
     trainer.iterate(np.zeros(TINY.num_slots, bool), 0.0)
     after = _leaves(trainer.runner.train)
     assert any(not np.array_equal(a, b) for a, b in zip(before, after, strict=True))
-    assert trainer.ppo._iterate_jit._cache_size() == 1  # type: ignore[attr-defined]
+    assert trainer.ppo.iterate._cache_size() == 1
 
 
 def test_settings_are_checked() -> None:

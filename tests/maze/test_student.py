@@ -85,7 +85,7 @@ def test_one_iteration_trains_the_policy(trainer: MazeSlotTrainer) -> None:
 def test_level_swaps_never_recompile(trainer: MazeSlotTrainer) -> None:
     pools = [maze_pool(3, seed=1), maze_pool(20, seed=2), maze_pool(8, goal_ahead=3), None]
     traces = trainer.ppo.trace_count
-    entries = max(1, trainer.ppo._iterate_jit._cache_size())  # type: ignore[attr-defined]
+    entries = max(1, trainer.ppo.iterate._cache_size())
     with count_compilations() as compiles:
         for i, pool in enumerate(pools * 2):
             slot = i % TINY.num_slots
@@ -95,7 +95,7 @@ def test_level_swaps_never_recompile(trainer: MazeSlotTrainer) -> None:
             trainer.iterate(reset, float(i))
     assert compiles[0] == 0
     assert trainer.ppo.trace_count == traces
-    assert trainer.ppo._iterate_jit._cache_size() == entries  # type: ignore[attr-defined]
+    assert trainer.ppo.iterate._cache_size() == entries
     for slot in range(TINY.num_slots):
         trainer.place(slot, None)
 

@@ -35,7 +35,8 @@ from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
 from dicode.student.maze.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED, MazePPOConfig
 from dicode.student.maze.evaluate import MazeEvaluator
-from dicode.student.maze.ppo import MazeSlots, RunnerState, Trainer
+from dicode.student.maze.ppo import MazeSlots, Trainer
+from dicode.student.ppo import RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
 
 # Offset of the training DR stream from the run seed (apart from the evaluation's streams).
