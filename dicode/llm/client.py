@@ -28,6 +28,10 @@ ENV_URL = "DICODE_LLM_URL"
 ENV_MODEL = "DICODE_LLM_MODEL"
 ENV_API_KEY = "DICODE_LLM_API_KEY"
 ENV_EMBEDDING_MODEL = "DICODE_LLM_EMBEDDING_MODEL"
+# The calls the server takes at once: it bounds whatever a caller asks for (a teacher asks for
+# its attempts in flight, 16 in the llm profile — right for a GPU server, while a CPU server
+# answers two sequences well and sixteen each slower than the call deadline).
+ENV_MAX_CONCURRENCY = "DICODE_LLM_MAX_CONCURRENCY"
 
 ErrorKind = Literal[
     "timeout",
@@ -71,7 +75,8 @@ class LLMConfig(BaseModel):
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMConfig:
-        """Read ``DICODE_LLM_URL`` / ``_MODEL`` / ``_API_KEY`` (explicit overrides win)."""
+        """Read ``DICODE_LLM_URL`` / ``_MODEL`` / ``_API_KEY`` (explicit overrides win);
+        ``DICODE_LLM_MAX_CONCURRENCY`` caps ``max_concurrency``, whoever set it."""
         values: dict[str, Any] = {}
         env = {
             "base_url": ENV_URL,
@@ -83,6 +88,11 @@ class LLMConfig(BaseModel):
             if os.environ.get(name):
                 values[key] = os.environ[name]
         values.update({k: v for k, v in overrides.items() if v is not None})
+        cap = os.environ.get(ENV_MAX_CONCURRENCY)
+        if cap:
+            if not cap.isdigit() or int(cap) < 1:
+                raise ValueError(f"{ENV_MAX_CONCURRENCY} must be a positive integer, got {cap!r}")
+            values["max_concurrency"] = min(int(cap), int(values.get("max_concurrency", cap)))
         missing = [env[k] for k in ("base_url", "model") if k not in values]
         if missing:
             raise ValueError(f"LLM endpoint not configured: set {' and '.join(missing)}")

@@ -167,6 +167,21 @@ def test_config_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
         LLMConfig.from_env()
 
 
+def test_the_servers_concurrency_caps_what_a_caller_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DICODE_LLM_URL", "http://cpu-box:8000/v1")
+    monkeypatch.setenv("DICODE_LLM_MODEL", "smollm2")
+    monkeypatch.delenv("DICODE_LLM_MAX_CONCURRENCY", raising=False)
+    assert LLMConfig.from_env(max_concurrency=16).max_concurrency == 16
+    monkeypatch.setenv("DICODE_LLM_MAX_CONCURRENCY", "2")
+    assert LLMConfig.from_env(max_concurrency=16).max_concurrency == 2
+    assert LLMConfig.from_env(max_concurrency=1).max_concurrency == 1
+    assert LLMConfig.from_env().max_concurrency == 2
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("DICODE_LLM_MAX_CONCURRENCY", bad)
+        with pytest.raises(ValueError, match="DICODE_LLM_MAX_CONCURRENCY must be a positive"):
+            LLMConfig.from_env()
+
+
 def test_backoff_grows_is_capped_and_never_undercuts_retry_after() -> None:
     config = LLMConfig(base_url="http://x/v1", model="m", backoff_base_s=1, backoff_max_s=8)
     rng = random.Random(0)

@@ -22,7 +22,7 @@ import pytest
 
 from archive_db.kinds import SEED_TEACHER
 from archive_db.repository import ArchiveRepository
-from dicode.llm.client import ENV_MODEL, ENV_URL
+from dicode.llm.client import ENV_MAX_CONCURRENCY, ENV_MODEL, ENV_URL
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from tests.support.local_server import free_port
 from tests.support.vllm_server import Endpoint
@@ -31,9 +31,11 @@ pytestmark = pytest.mark.vllm
 # The most the run may take; it is stopped (SIGTERM: a clean stop) as soon as the generator has
 # shown it keeps going, which takes 3-5 min on a quiet 2-core machine and far longer under load.
 MINUTES = float(os.environ.get("DICODE_VLLM_RUN_MINUTES", "15"))
-# The profile keeps 16 calls open: on 2 shared cores a sequence gets 1-3 tokens/s and an attempt
-# is two calls; shorter answers keep a call inside the client's 120 s deadline.
+# The profile keeps 16 attempts in flight. On 2 shared cores the server writes 8-18 tokens/s in
+# all: with 16 calls on the wire each outlasted the client's 120 s deadline and was retried, and
+# no attempt finished in 9 min; two calls at once and short answers keep each call well inside it.
 RUN_MAX_TOKENS = 128
+SERVER_CALLS = 2
 SPAN_S = 30.0  # stored attempts this far apart: the generator went on after its first batch
 MANY = 8  # or this many stored attempts
 
@@ -65,6 +67,7 @@ def test_run_llm_profile_keeps_generating(vllm_server: Endpoint, tmp_path: Path)
     env[ENV_URL], env[ENV_MODEL] = vllm_server.base_url, vllm_server.served_name
     if env.get(ENV_MAX_TOKENS):
         env[ENV_MAX_TOKENS] = str(min(int(env[ENV_MAX_TOKENS]), RUN_MAX_TOKENS))
+    env[ENV_MAX_CONCURRENCY] = str(SERVER_CALLS)
     command = [
         str(Path(sys.executable).parent / "dicode"), "run", "--profile", "llm",
         "--minutes", f"{MINUTES:g}", "--name", "vllm-llm", "--runs-dir", str(tmp_path),
