@@ -100,7 +100,10 @@ def test_teach_records_every_attempt_with_verdict_and_stage(
         assert len(code_stages) <= 3
         if attempt.verdict == "rejected":
             assert attempt.failing_stage and attempt.error
-            if attempt.failing_stage in SANDBOX_STAGES:
+            # A failed call (a timeout under load) ends the attempt early; otherwise every
+            # repair round is used before the teacher gives up on a sandbox rejection.
+            answered = attempt.responses[-1].get("error_kind") is None
+            if attempt.failing_stage in SANDBOX_STAGES and answered:
                 assert len(code_stages) == 3, "every repair round is used before giving up"
         else:
             assert attempt.level_id is not None and attempt.code
