@@ -29,11 +29,11 @@ from dataclasses import dataclass, field, replace
 
 from benchmarks.run_figures import Ablation
 from dicode.archive.config import ArchiveConfig
+from dicode.domains.maze.student.config import JAXUED_LAYOUT, MazePPOConfig, UEDConfig
+from dicode.domains.tetris.student.config import PPOConfig
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
 from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.curriculum import CurriculumConfig
-from dicode.student.maze.config import JAXUED_LAYOUT, MazePPOConfig, UEDConfig
-from dicode.student.tetris.config import PPOConfig
 from services.curricula import MethodConfig
 
 SESSIONS = 100  # sessions per run, whatever the budget
@@ -299,8 +299,8 @@ _UED_EVAL = EvaluatorSettings(games=10, max_steps=250)  # JaxUED: 10 attempts pe
 
 
 def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]:
-    """DR, robust PLR, ACCEL (one level per env, ``dicode.student.maze.ued``) and DiCode with
-    the skill instruction (our slot loop, mutation teacher) for one world setting."""
+    """DR, robust PLR, ACCEL (one level per env, ``dicode.domains.maze.student.ued``) and DiCode
+    with the skill instruction (our slot loop, mutation teacher) for one world setting."""
     ued = MethodConfig(
         domain="maze",
         student=StudentSettings(ppo),

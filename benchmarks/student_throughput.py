@@ -20,9 +20,9 @@ import jax
 import jax.numpy as jnp
 
 from dicode.domains.tetris.schema import stack_levels, target_level
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.ppo import Trainer
-from dicode.student.tetris.trainer import build_slots
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.slot_world import Trainer
+from dicode.domains.tetris.student.trainer import build_slots
 
 
 def _cpu_seconds() -> float:

@@ -14,10 +14,10 @@ import argparse
 import json
 import resource
 
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.evaluate import evaluate_greedy, make_greedy_evaluator
+from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
 from dicode.student.loop import StudentLoop
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.evaluate import evaluate_greedy, make_greedy_evaluator
-from dicode.student.tetris.trainer import TetrisSlotTrainer
 
 TUNING_SEED = 500  # training-seed games; the protocol's evaluation seed is 0
 

@@ -2,7 +2,7 @@
 
     PYTHONPATH=$PWD python benchmarks/tetris_dqn.py --steps 500000 --seeds 0,1,2
 
-Trains ``dicode.student.tetris.dqn`` (afterstate Q on the corrected placement space) for
+Trains ``dicode.domains.tetris.student.dqn`` (afterstate Q on the corrected placement space) for
 ``--steps`` env steps per training seed, then plays its greedy policy on the target protocol
 (evaluation seed 0, 20 games, 1,000-piece cap). Writes ``docs/figures/tetris_dqn.json`` (per
 run: method, seed, budget, figures, cost, config, provenance; the summary with the sample
@@ -18,9 +18,9 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from dicode.domains.tetris.student.dqn import DQN, DQNConfig
+from dicode.domains.tetris.student.evaluate import evaluate_greedy, make_greedy_evaluator
 from dicode.provenance import write_figures
-from dicode.student.tetris.dqn import DQN, DQNConfig
-from dicode.student.tetris.evaluate import evaluate_greedy, make_greedy_evaluator
 
 CHUNK = 100  # vector steps per jitted call
 

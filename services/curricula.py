@@ -27,7 +27,8 @@ student's outcomes back, so statuses and learnability are in the archive whether
 method reads them; only ``dicode`` and ``dicode_ol`` admit levels to the bounded active set.
 
 ``ued_dr``, ``robust_plr`` and ``accel`` are the literature's curricula on the maze (one level
-per env, no target slot, no teacher; ``dicode.student.maze.ued``, settings ``MethodConfig.ued``).
+per env, no target slot, no teacher; ``dicode.domains.maze.student.ued``, settings
+``MethodConfig.ued``).
 
 This lives in ``services/`` because it composes the generator service with the library's
 student; the library (``dicode/``) never imports services.
@@ -45,12 +46,12 @@ from archive_db import ArchiveRepository
 from archive_db.kinds import TARGET_EVENT
 from dicode import domains
 from dicode.archive.config import ArchiveConfig
+from dicode.domains.maze.student.config import UEDConfig
 from dicode.levels.pipeline import Validator
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
 from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import SlotCounts
 from dicode.student.loop import CurvePoint, StudentLoop, train, write_curve
-from dicode.student.maze.config import UEDConfig
 from services.generator.service import Generator
 
 
@@ -71,7 +72,8 @@ METHODS: dict[str, Method] = {
     "dicode": Method("closed", "dicode", admit=True),
     "dicode_ol": Method("open", "dicode", admit=True),
 }
-#: The literature's curricula (maze only; ``dicode.student.maze.ued``): method -> UED method.
+#: The literature's curricula (maze only; ``dicode.domains.maze.student.ued``): method -> its
+#: UED method.
 UED_METHODS = {"ued_dr": "dr", "robust_plr": "robust_plr", "accel": "accel"}
 
 
@@ -205,13 +207,13 @@ def run_method(
 def _run_ued(
     method: str, env_steps: int, seed: int, out: Path, config: MethodConfig
 ) -> MethodResult:
-    """A literature curriculum on the maze (``dicode.student.maze.ued``): the same records
+    """A literature curriculum on the maze (``dicode.domains.maze.student.ued``): the same records
     as every method; ``slots`` counts iterations by branch (new / replay / mutate) and those
     with a gradient step, ``levels_trained`` the distinct levels trained on."""
     if config.domain != "maze":
         raise ValueError(f"{method} runs on the maze only, not {config.domain!r}")
-    from dicode.student.maze.trainer import MazeSlotTrainer
-    from dicode.student.maze.ued import run_ued
+    from dicode.domains.maze.student.trainer import MazeSlotTrainer
+    from dicode.domains.maze.student.ued import run_ued
 
     started = time.perf_counter()
     run_dir = out / f"{method}_s{seed}"

@@ -9,8 +9,8 @@ import pytest
 
 from dicode import domains
 from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES, seed_level_source
+from dicode.domains.maze.student.config import MazePPOConfig
 from dicode.levels.pipeline import Validator
-from dicode.student.maze.config import MazePPOConfig
 from tests.levels.helpers import require_bubblewrap
 
 TINY = MazePPOConfig(

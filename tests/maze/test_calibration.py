@@ -1,6 +1,6 @@
 """The literature's calibration of the maze: JaxUED's named held-out mazes, the long-path
 target family, ACCEL's edits, PLR's level buffer, rollouts without a gradient step, and the
-DR / robust PLR / ACCEL loop (``dicode.student.maze.ued``) on a tiny student."""
+DR / robust PLR / ACCEL loop (``dicode.domains.maze.student.ued``) on a tiny student."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from dicode.domains.maze.grid import SIZE, distances, path_length
 from dicode.domains.maze.heldout import HELD_OUT_SETS, held_out_pool, held_out_set
 from dicode.domains.maze.level_checks import MazePool, check_pool
 from dicode.domains.maze.named_mazes import PICTURES, named_mazes, read_picture
-from dicode.student.maze.config import JAXUED_LAYOUT, MazePPOConfig, UEDConfig
-from dicode.student.maze.trainer import MazeSlotTrainer
-from dicode.student.maze.ued import LevelBuffer, run_ued
+from dicode.domains.maze.student.config import JAXUED_LAYOUT, MazePPOConfig, UEDConfig
+from dicode.domains.maze.student.trainer import MazeSlotTrainer
+from dicode.domains.maze.student.ued import LevelBuffer, run_ued
 from tests.maze.conftest import TINY
 
 JAXUED_NAMES = (

@@ -14,8 +14,8 @@ from dicode import domains
 from dicode.domains.maze.grid import DIRECTIONS, dead_ends
 from dicode.domains.maze.heldout import held_out_mazes
 from dicode.domains.maze.seed_levels import SEED_LEVEL_NAMES
+from dicode.domains.maze.student.config import MazePPOConfig
 from dicode.settings import RunSettings
-from dicode.student.maze.config import MazePPOConfig
 from dicode.teachers.base import MutationInstruction
 from dicode.teachers.prompts import load_prompts, render_system_prompt
 

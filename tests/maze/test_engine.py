@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from dicode.domains.maze import engine
 from dicode.domains.maze.grid import MAX_STEPS, SIZE, VIEW
 from dicode.domains.maze.level_checks import MazePool
+from dicode.domains.maze.student.slot_world import MAZE_BONUS
 from dicode.environment import slot_params
 from dicode.student.bonus import BonusParams, CompletionBonus
-from dicode.student.maze.ppo import MAZE_BONUS
 
 move = jax.jit(engine.move)
 reset = jax.jit(engine.reset)

@@ -22,10 +22,10 @@ from dicode.domains.maze.generate import stack
 from dicode.domains.maze.heldout import held_out_names
 from dicode.domains.maze.level_checks import MazePool, decode
 from dicode.domains.maze.skills import SKILLS
+from dicode.domains.maze.student.trainer import MazeSlotTrainer, MazeTargetProtocol
 from dicode.settings import EvaluatorSettings, StudentSettings
 from dicode.student.curriculum import TARGET
 from dicode.student.loop import StudentLoop, train
-from dicode.student.maze.trainer import MazeSlotTrainer, MazeTargetProtocol
 from dicode.student.recurrent import ResettingGRU
 from dicode.student.tally import EpisodeTally
 from tests.maze.conftest import EVAL_EPISODES, TINY

@@ -12,9 +12,9 @@ import uvicorn
 from archive_db import ArchiveRepository
 from dicode import domains
 from dicode.archive.config import ArchiveConfig
+from dicode.domains.tetris.student.config import PPOConfig
 from dicode.levels.pipeline import Validator
 from dicode.settings import EvaluatorSettings, GeneratorSettings, RunSettings, StudentSettings
-from dicode.student.tetris.config import PPOConfig
 from tests.support.local_server import free_port
 
 # Small enough to compile and train in seconds on 2 busy cores.

@@ -6,8 +6,8 @@ import jax
 import pytest
 
 from dicode.domains.tetris.schema import TetrisLevel, stack_levels, target_level
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.ppo import Trainer
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.slot_world import Trainer
 
 TINY = PPOConfig(
     num_slots=2,

@@ -11,11 +11,11 @@ from archive_db.records import NewLevel
 from archive_db.repository import ArchiveRepository
 from dicode import domains
 from dicode.domains.tetris.schema import target_level
+from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
 from dicode.levels.bundle import LevelBundle, source_hash
 from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import TARGET
 from dicode.student.loop import StudentLoop
-from dicode.student.tetris.trainer import TetrisSlotTrainer
 from tests.student.conftest import TINY
 
 

@@ -10,6 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dicode.domains.maze.student.slot_world import MAZE_BONUS
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.slot_world import bonus_config
 from dicode.student.bonus import (
     BonusConfig,
     BonusParams,
@@ -18,9 +21,6 @@ from dicode.student.bonus import (
     running_return,
 )
 from dicode.student.craftax.ppo import CRAFTAX_BONUS
-from dicode.student.maze.ppo import MAZE_BONUS
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.ppo import bonus_config
 
 WORLDS = {"tetris": bonus_config(PPOConfig()), "craftax": CRAFTAX_BONUS, "maze": MAZE_BONUS}
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
 from dicode.student.loop import StudentLoop
-from dicode.student.tetris.trainer import TetrisSlotTrainer
 from tests.student.conftest import TINY
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from dicode.archive.status import learnability
 from dicode.domains.tetris.schema import stack_levels, target_level
+from dicode.domains.tetris.student.trainer import build_slots
 from dicode.student.curriculum import (
     TARGET,
     CurriculumConfig,
@@ -26,7 +27,6 @@ from dicode.student.curriculum import (
     scheduled_share,
 )
 from dicode.student.tally import SlotStats, slot_tallies, sum_by_level
-from dicode.student.tetris.trainer import build_slots
 
 
 def test_a_fifth_of_the_slots_play_the_target_game() -> None:

@@ -6,8 +6,12 @@ import numpy as np
 
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
-from dicode.student.tetris.evaluate import evaluate_greedy, greedy_action, make_greedy_evaluator
-from dicode.student.tetris.ppo import Trainer
+from dicode.domains.tetris.student.evaluate import (
+    evaluate_greedy,
+    greedy_action,
+    make_greedy_evaluator,
+)
+from dicode.domains.tetris.student.slot_world import Trainer
 
 
 def test_matches_the_protocols_play_for_the_same_policy(

@@ -8,10 +8,10 @@ import pytest
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import play
 from dicode.domains.tetris.policies import make_policy
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.evaluate import evaluate_greedy, make_greedy_evaluator
+from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
 from dicode.student.loop import StudentLoop
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.evaluate import evaluate_greedy, make_greedy_evaluator
-from dicode.student.tetris.trainer import TetrisSlotTrainer
 
 GAMES, CAP, SEED = 10, 300, 7  # not the protocol's evaluation seed
 

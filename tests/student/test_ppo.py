@@ -8,9 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from dicode.domains.tetris.schema import TetrisLevel, target_level
+from dicode.domains.tetris.student.slot_world import Trainer
+from dicode.domains.tetris.student.trainer import TetrisSlotTrainer, compiled_student
 from dicode.student.loop import StudentLoop
-from dicode.student.tetris.ppo import Trainer
-from dicode.student.tetris.trainer import TetrisSlotTrainer, compiled_student
 from tests.student.conftest import TINY, pool_of, slots_of
 
 

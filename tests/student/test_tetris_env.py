@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from dicode.domains.tetris.placements import afterstates
 from dicode.domains.tetris.schema import target_level
-from dicode.student.tetris import env
+from dicode.domains.tetris.student import env
 
 
 def test_max_legal_is_the_most_placements_of_any_piece() -> None:

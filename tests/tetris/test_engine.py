@@ -16,10 +16,10 @@ from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.pieces import PIECE_CELLS, PIECE_HEIGHT, PIECE_WIDTH
 from dicode.domains.tetris.placements import afterstates, legal_mask
 from dicode.domains.tetris.schema import MAX_SEQUENCE, PIECE_NAMES, stack_levels, target_level
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.slot_world import bonus_config
 from dicode.environment import draw_entries, slot_params
 from dicode.student.bonus import BonusParams, CompletionBonus
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.ppo import bonus_config
 from tests.tetris.strategies import HEIGHT, WIDTH, boards
 
 PARAMS = EnvParams()

@@ -19,6 +19,7 @@ from dicode.domains.folder import WorldFolder
 from dicode.domains.maze import level_checks
 from dicode.domains.maze.builder import BUILDER_VERSION
 from dicode.domains.maze.grid import MAX_STEPS
+from dicode.domains.maze.student.config import EVAL_EPISODES, MazePPOConfig
 from dicode.settings import (
     EvaluatorSettings,
     GeneratorSettings,
@@ -27,7 +28,6 @@ from dicode.settings import (
     config_from,
 )
 from dicode.student.curriculum import CurriculumConfig
-from dicode.student.maze.config import EVAL_EPISODES, MazePPOConfig
 
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
@@ -125,7 +125,7 @@ class MazeDomain(WorldFolder):
         return config
 
     def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
-        from dicode.student.maze.trainer import MazeSlotTrainer
+        from dicode.domains.maze.student.trainer import MazeSlotTrainer
 
         return MazeSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
 
@@ -135,7 +135,7 @@ class MazeDomain(WorldFolder):
     def make_target_protocol(
         self, student: StudentSettings, evaluator: EvaluatorSettings
     ) -> TargetProtocol:
-        from dicode.student.maze.trainer import MazeTargetProtocol
+        from dicode.domains.maze.student.trainer import MazeTargetProtocol
 
         return MazeTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
 

@@ -1,6 +1,6 @@
 """The maze target student's skills: solve rates by maze property (NumPy-free facts).
 
-The target protocol (``dicode.student.maze.evaluate``) groups the episodes it plays on its
+The target protocol (``dicode.domains.maze.student.evaluate``) groups the episodes it plays on its
 fixed domain-randomised (DR) mazes — the target game's own distribution, never trained on — by
 what a teacher can build: shortest path (``path_short`` / ``path_medium`` / ``path_long``) and
 dead ends (``few_dead_ends`` / ``many_dead_ends``; random walls always leave some), and reports

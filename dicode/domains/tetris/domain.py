@@ -16,6 +16,7 @@ from dicode.domains.folder import WorldFolder
 from dicode.domains.tetris import level_checks
 from dicode.domains.tetris.builder import BUILDER_VERSION
 from dicode.domains.tetris.seeds import TARGET_LEVEL_FILE, seed_level_sources
+from dicode.domains.tetris.student.config import PPOConfig
 from dicode.settings import (
     EvaluatorSettings,
     GeneratorSettings,
@@ -23,7 +24,6 @@ from dicode.settings import (
     StudentSettings,
     config_from,
 )
-from dicode.student.tetris.config import PPOConfig
 
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
@@ -92,7 +92,7 @@ class TetrisDomain(WorldFolder):
         return config
 
     def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
-        from dicode.student.tetris.trainer import TetrisSlotTrainer
+        from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
 
         return TetrisSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
 
@@ -110,7 +110,7 @@ class TetrisDomain(WorldFolder):
     def make_target_protocol(
         self, student: StudentSettings, evaluator: EvaluatorSettings
     ) -> TargetProtocol:
-        from dicode.student.tetris.trainer import TetrisTargetProtocol
+        from dicode.domains.tetris.student.trainer import TetrisTargetProtocol
 
         return TetrisTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import flax.linen as nn
 import jax.numpy as jnp
 
-from dicode.student.tetris.board_features import classic_features
+from dicode.domains.tetris.student.board_features import classic_features
 
 
 class BoardTrunk(nn.Module):

@@ -11,7 +11,7 @@ the target game's maze family (``"dr"``: 25 random walls; ``"long_paths"``: perf
 start and goal ≥ 60 moves apart, the sparse target) and ``heldout``, the evaluation set
 (``"ours"``: our 12 mazes; ``"jaxued"``: JaxUED's eight named mazes; ``"long_paths"``).
 :class:`UEDConfig` holds the literature's curricula (DR, robust PLR, ACCEL) run by
-``dicode.student.maze.ued``; ``JAXUED_LAYOUT`` is their student layout (32 envs × 256 steps,
+``dicode.domains.maze.student.ued``; ``JAXUED_LAYOUT`` is their student layout (32 envs × 256 steps,
 one level per env, as JaxUED's ``maze_plr.py``).
 """
 
@@ -88,7 +88,7 @@ JAXUED_LAYOUT = MazePPOConfig(
 
 @dataclass(frozen=True)
 class UEDConfig:
-    """A curriculum of the literature over the maze (``dicode.student.maze.ued``), JaxUED's
+    """A curriculum of the literature over the maze (``dicode.domains.maze.student.ued``), JaxUED's
     defaults (``examples/maze_plr.py``): every iteration plays one batch of levels, one per env.
 
     ``method``: ``"dr"`` — fresh random levels every iteration, trained on; ``"robust_plr"`` —

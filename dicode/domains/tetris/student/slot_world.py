@@ -22,12 +22,12 @@ import jax.numpy as jnp
 
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.schema import TetrisLevel, target_level
+from dicode.domains.tetris.student import env
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.networks import AfterstateActorCritic
 from dicode.environment import Environment, draw_entries, slot_params, where_env
 from dicode.student.bonus import BonusConfig
 from dicode.student.ppo import EpisodeEnd, Keys, SlotPPO, Step, TimeLimit
-from dicode.student.tetris import env
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.networks import AfterstateActorCritic
 
 
 def make_network(config: PPOConfig) -> AfterstateActorCritic:

@@ -33,8 +33,8 @@ from dicode.domains.maze.grid import MAX_STEPS, dead_ends
 from dicode.domains.maze.heldout import held_out_names, held_out_pool
 from dicode.domains.maze.level_checks import MazePool, shortest_paths
 from dicode.domains.maze.skills import FEW_DEAD_ENDS, HELD_OUT_BANDS, PATH_BANDS
-from dicode.student.maze.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED
-from dicode.student.maze.networks import MazeActorCritic, apply_policy
+from dicode.domains.maze.student.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED
+from dicode.domains.maze.student.networks import MazeActorCritic, apply_policy
 
 # The DR evaluation stream is apart from the training streams (seeded by small run seeds).
 _DR_EVAL_STREAM = 7_770_001

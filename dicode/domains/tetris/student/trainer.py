@@ -19,13 +19,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from dicode.domains.tetris.schema import TetrisLevel, stack_levels, target_level
+from dicode.domains.tetris.student.config import PPOConfig
+from dicode.domains.tetris.student.evaluate import Evaluator, evaluate_greedy, make_greedy_evaluator
+from dicode.domains.tetris.student.slot_world import Trainer
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
 from dicode.student.ppo import RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
-from dicode.student.tetris.config import PPOConfig
-from dicode.student.tetris.evaluate import Evaluator, evaluate_greedy, make_greedy_evaluator
-from dicode.student.tetris.ppo import Trainer
 
 EVAL_GAMES = 20  # the target protocol (docs/evaluation.md)
 EVAL_MAX_PIECES = 1_000

@@ -6,7 +6,8 @@ Holder et al. 2022, "Evolving Curricula with Regret-Based Environment Design",
 arXiv:2203.01302). Every iteration plays ONE batch of levels, one level per env (the
 ``JAXUED_LAYOUT`` student: S slots of one env and a pool of one layout, so an env that finishes
 an episode replays its level, as JaxUED's auto-replay wrapper does), and every env starts the
-iteration afresh on its level. Which batch, by :class:`~dicode.student.maze.config.UEDConfig`:
+iteration afresh on its level. Which batch, by
+:class:`~dicode.domains.maze.student.config.UEDConfig`:
 
 - **new**: fresh random levels (25-wall DR by default). DR trains on them; robust PLR and ACCEL
   only roll them out — no gradient step (``learn=False``) — and score them for the buffer;
@@ -36,9 +37,9 @@ from dicode.archive.replay import rank_weights, staleness_weights
 from dicode.domains.maze.generate import edit_level, target_pool
 from dicode.domains.maze.grid import SIZE
 from dicode.domains.maze.level_checks import MazePool
+from dicode.domains.maze.student.config import UEDConfig
+from dicode.domains.maze.student.trainer import MazeSlotTrainer
 from dicode.student.loop import CurvePoint
-from dicode.student.maze.config import UEDConfig
-from dicode.student.maze.trainer import MazeSlotTrainer
 
 # The new levels' stream is apart from the trainer's own target stream and the evaluation's.
 _NEW_LEVEL_STREAM = 5_500_007

@@ -31,11 +31,16 @@ from dicode.domains.maze import engine
 from dicode.domains.maze.generate import target_pool
 from dicode.domains.maze.grid import MAX_STEPS
 from dicode.domains.maze.level_checks import MazePool
+from dicode.domains.maze.student.config import (
+    EVAL_DR_MAZES,
+    EVAL_EPISODES,
+    EVAL_SEED,
+    MazePPOConfig,
+)
+from dicode.domains.maze.student.evaluate import MazeEvaluator
+from dicode.domains.maze.student.slot_world import MazeSlots, Trainer
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
-from dicode.student.maze.config import EVAL_DR_MAZES, EVAL_EPISODES, EVAL_SEED, MazePPOConfig
-from dicode.student.maze.evaluate import MazeEvaluator
-from dicode.student.maze.ppo import MazeSlots, Trainer
 from dicode.student.ppo import RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
 

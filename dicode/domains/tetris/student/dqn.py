@@ -23,8 +23,8 @@ import optax
 
 from dicode.domains.tetris.placements import afterstates, place
 from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, target_level
-from dicode.student.tetris import env
-from dicode.student.tetris.networks import BoardTrunk
+from dicode.domains.tetris.student import env
+from dicode.domains.tetris.student.networks import BoardTrunk
 
 
 @dataclass(frozen=True)

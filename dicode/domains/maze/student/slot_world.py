@@ -19,10 +19,10 @@ import jax
 import jax.numpy as jnp
 
 from dicode.domains.maze import engine
+from dicode.domains.maze.student.config import MazePPOConfig
+from dicode.domains.maze.student.networks import MazeActorCritic
 from dicode.environment import Environment, draw_entries, slot_params, where_env
 from dicode.student.bonus import BonusConfig
-from dicode.student.maze.config import MazePPOConfig
-from dicode.student.maze.networks import MazeActorCritic
 from dicode.student.ppo import EpisodeEnd, Keys, SlotPPO
 from dicode.student.recurrent import RecurrentPolicy
 
