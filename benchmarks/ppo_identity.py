@@ -57,8 +57,8 @@ def drive(trainer: Any, level: Any, before: Callable[[int], None] = lambda i: No
 
 def tetris(detach: bool) -> str:
     from dicode.domains.tetris.schema import stack_levels, target_level
-    from dicode.student.tetris.config import PPOConfig
-    from dicode.student.tetris.trainer import TetrisSlotTrainer
+    from dicode.domains.tetris.student.config import PPOConfig
+    from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
 
     config = PPOConfig(
         num_slots=2, envs_per_slot=4, pool_size=2, num_steps=8, update_epochs=2,
@@ -99,8 +99,8 @@ def maze(learn_pattern: Iterable[bool]) -> str:
     from dicode.domains.maze.builder import MazeLevel
     from dicode.domains.maze.generate import stack
     from dicode.domains.maze.level_checks import decode
-    from dicode.student.maze.config import MazePPOConfig
-    from dicode.student.maze.trainer import MazeSlotTrainer
+    from dicode.domains.maze.student.config import MazePPOConfig
+    from dicode.domains.maze.student.trainer import MazeSlotTrainer
 
     config = MazePPOConfig(
         num_slots=2, envs_per_slot=8, pool_size=4, target_refresh=2, num_steps=16,
