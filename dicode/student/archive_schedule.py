@@ -20,15 +20,16 @@ A or D only after ``CurriculumConfig.min_sessions`` measured sessions —, learn
 world's per-episode means) and the levels are stamped as
 sampled; with ``admit`` on, each measured level is offered to the active set by DiCode's
 admission rule (``dicode.archive.active_set.admit_measured``). Pools come from the stored
-bundles through the world's ``Domain.decode_pool`` (cached). Whoever writes levels into the run
-(the generator service, or a benchmark between sessions) is independent of this class.
+bundles through the world's ``decode_pool`` (cached; :class:`PoolDecoder`, which every
+``Domain`` is: the worlds sit above the student, so it names none). Whoever writes levels into
+the run (the generator service, or a benchmark between sessions) is independent of this class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -36,7 +37,6 @@ from dicode.archive.active_set import admit_measured
 from dicode.archive.config import ArchiveConfig
 from dicode.archive.status import learnability
 from dicode.archive.store import TrainingStore
-from dicode.domains.base import Domain
 from dicode.levels.bundle import LevelBundle
 from dicode.student.curriculum import (
     TARGET,
@@ -49,6 +49,15 @@ from dicode.student.curriculum import (
     scheduled_share,
 )
 from dicode.student.tally import EpisodeTally
+
+
+class PoolDecoder(Protocol):
+    """What the schedule needs of its world (``dicode.domains.base.Domain`` answers it)."""
+
+    def decode_pool(self, bundle: LevelBundle) -> Any:
+        """A stored level bundle as the slot data the world's trainer places."""
+        ...
+
 
 Plan = tuple[np.ndarray, np.ndarray, CurriculumState]
 SlotRule = Callable[["ArchiveSchedule", CurriculumState, int, np.random.Generator], Plan]
@@ -102,7 +111,7 @@ class ArchiveSchedule:
         self,
         store: TrainingStore,
         run_id: int,
-        domain: Domain,
+        domain: PoolDecoder,
         *,
         rule: str = "dicode",
         archive: ArchiveConfig | None = None,
