@@ -19,9 +19,9 @@ from typing import Any
 from benchmarks.judge_figures import judge_protocol, judge_record, write_judge_figures
 from benchmarks.results_tables import judge_table
 from benchmarks.run_figures import command_line
-from dicode.judges.benchmark import BenchmarkReport, BenchmarkSettings, benchmark
-from dicode.judges.gate import GateThresholds
-from dicode.judges.llm_judge import LLMJudge
+from dicode.domains.tetris.judges.benchmark import BenchmarkReport, BenchmarkSettings, benchmark
+from dicode.domains.tetris.judges.gate import GateThresholds
+from dicode.domains.tetris.judges.llm_judge import LLMJudge
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.provenance import provenance
 from tests.support.fake_openai import FakeOpenAIServer, Responder

@@ -2,12 +2,12 @@
 
     PYTHONPATH=$PWD python benchmarks/judge_eval.py --states 15
 
-Runs ``dicode tetris judge eval``'s benchmark (``dicode.judges.benchmark``) for the heuristic
-(BCTS), constant and random judges in absolute and pairwise mode, and writes one record per run to
-``docs/figures/judge_eval.json`` (``benchmarks/judge_figures.py``), rewritten after every run;
-prints the table that ``benchmarks/results_tables.py`` renders into ``docs/results.md``. The
-LLM judges need a model server: ``benchmarks/judge_collapse.py`` (scripted, on the fake OpenAI
-server) and ``benchmarks/judge_real_model.py`` (a real model).
+Runs ``dicode tetris judge eval``'s benchmark (``dicode.domains.tetris.judges.benchmark``) for the
+heuristic (BCTS), constant and random judges in absolute and pairwise mode, and writes one record
+per run to ``docs/figures/judge_eval.json`` (``benchmarks/judge_figures.py``), rewritten after
+every run; prints the table that ``benchmarks/results_tables.py`` renders into
+``docs/results.md``. The LLM judges need a model server: ``benchmarks/judge_collapse.py``
+(scripted, on the fake OpenAI server) and ``benchmarks/judge_real_model.py`` (a real model).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any
 from benchmarks.judge_figures import judge_protocol, judge_record, write_judge_figures
 from benchmarks.results_tables import judge_table
 from benchmarks.run_figures import command_line
-from dicode.judges.benchmark import BenchmarkSettings, Mode
-from dicode.judges.cli import run_eval
-from dicode.judges.gate import GateThresholds
+from dicode.domains.tetris.judges.benchmark import BenchmarkSettings, Mode
+from dicode.domains.tetris.judges.cli import run_eval
+from dicode.domains.tetris.judges.gate import GateThresholds
 from dicode.provenance import provenance
 
 REFERENCE_JUDGES = ("heuristic", "constant", "random")

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.run_figures import record_digest
-from dicode.judges.benchmark import BenchmarkReport, BenchmarkSettings
-from dicode.judges.gate import GateThresholds, gate_failures
+from dicode.domains.tetris.judges.benchmark import BenchmarkReport, BenchmarkSettings
+from dicode.domains.tetris.judges.gate import GateThresholds, gate_failures
 from dicode.provenance import write_figures
 
 

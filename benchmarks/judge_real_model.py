@@ -38,9 +38,9 @@ from typing import Any
 from benchmarks.judge_figures import judge_protocol, judge_record, write_judge_figures
 from benchmarks.results_tables import judge_table
 from benchmarks.run_figures import command_line
-from dicode.judges.benchmark import BenchmarkSettings, Mode
-from dicode.judges.cli import run_eval
-from dicode.judges.gate import GateThresholds
+from dicode.domains.tetris.judges.benchmark import BenchmarkSettings, Mode
+from dicode.domains.tetris.judges.cli import run_eval
+from dicode.domains.tetris.judges.gate import GateThresholds
 from dicode.llm.client import LLMConfig
 from dicode.llm.structured import StructuredOutput
 from dicode.provenance import provenance

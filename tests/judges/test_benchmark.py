@@ -7,12 +7,23 @@ import asyncio
 import numpy as np
 import pytest
 
-from dicode.judges.base import Outcome
-from dicode.judges.benchmark import BenchmarkSettings, benchmark, mid_game_states, run_benchmark
-from dicode.judges.candidates import enumerate_candidates
-from dicode.judges.llm_judge import LLMJudge
-from dicode.judges.metrics import PairTally, kendall_tau, score_pair, score_spread, top1_credit
-from dicode.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
+from dicode.domains.tetris.judges.base import Outcome
+from dicode.domains.tetris.judges.benchmark import (
+    BenchmarkSettings,
+    benchmark,
+    mid_game_states,
+    run_benchmark,
+)
+from dicode.domains.tetris.judges.candidates import enumerate_candidates
+from dicode.domains.tetris.judges.llm_judge import LLMJudge
+from dicode.domains.tetris.judges.metrics import (
+    PairTally,
+    kendall_tau,
+    score_pair,
+    score_spread,
+    top1_credit,
+)
+from dicode.domains.tetris.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
 from dicode.llm.client import LLMClient, LLMConfig
 from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 from tests.support.judge_responders import collapsed_responder, good_responder

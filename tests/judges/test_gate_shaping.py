@@ -12,13 +12,18 @@ import pytest
 from typer.testing import CliRunner
 
 from dicode.domains.tetris.engine import EnvParams
-from dicode.judges.base import Placement
-from dicode.judges.benchmark import BenchmarkReport, BenchmarkSettings, benchmark, run_benchmark
-from dicode.judges.candidates import bcts_action, enumerate_candidates
-from dicode.judges.gate import GateThresholds, JudgeRejected, admit
-from dicode.judges.llm_judge import LLMJudge
-from dicode.judges.reference import ConstantJudge, HeuristicJudge, normalised_bcts
-from dicode.judges.shaping import JudgeShapedEnv, ShapingConfig
+from dicode.domains.tetris.judges.base import Placement
+from dicode.domains.tetris.judges.benchmark import (
+    BenchmarkReport,
+    BenchmarkSettings,
+    benchmark,
+    run_benchmark,
+)
+from dicode.domains.tetris.judges.candidates import bcts_action, enumerate_candidates
+from dicode.domains.tetris.judges.gate import GateThresholds, JudgeRejected, admit
+from dicode.domains.tetris.judges.llm_judge import LLMJudge
+from dicode.domains.tetris.judges.reference import ConstantJudge, HeuristicJudge, normalised_bcts
+from dicode.domains.tetris.judges.shaping import JudgeShapedEnv, ShapingConfig
 from dicode.llm.client import LLMClient, LLMConfig
 from services.cli import app
 from tests.support.fake_openai import FakeOpenAIServer, FakeReply

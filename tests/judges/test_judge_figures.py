@@ -9,8 +9,8 @@ from pathlib import Path
 from benchmarks.judge_figures import judge_record
 from benchmarks.results_tables import judge_section, rebuild_results
 from benchmarks.run_figures import edited
-from dicode.judges.benchmark import BenchmarkReport, BenchmarkSettings
-from dicode.judges.gate import GateThresholds
+from dicode.domains.tetris.judges.benchmark import BenchmarkReport, BenchmarkSettings
+from dicode.domains.tetris.judges.gate import GateThresholds
 
 ORIGIN = {"commit": "abc1234567890", "tree_dirty": False, "versions": {"numpy": "2.0"},
           "threads": {}}  # fmt: skip

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dicode.judges.base import Outcome, Placement
-from dicode.judges.benchmark import outcome_of
-from dicode.judges.candidates import enumerate_candidates
-from dicode.judges.llm_judge import LLMJudge
+from dicode.domains.tetris.judges.base import Outcome, Placement
+from dicode.domains.tetris.judges.benchmark import outcome_of
+from dicode.domains.tetris.judges.candidates import enumerate_candidates
+from dicode.domains.tetris.judges.llm_judge import LLMJudge
 from dicode.llm.client import LLMClient, LLMConfig
 from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 from tests.support.judge_responders import boards_in, user_text
@@ -52,7 +52,9 @@ def test_text_judge_sends_boards_as_characters_under_json_schema(server: FakeOpe
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema"
     assert set(fmt["json_schema"]["schema"]["required"]) == {
-        "score", "suggested_rotation", "suggested_column"
+        "score",
+        "suggested_rotation",
+        "suggested_column",
     }
     before, after = boards_in(user_text(body))
     rows = before.shape[0]
@@ -78,8 +80,10 @@ def test_image_judge_sends_png_data_urls(server: FakeOpenAIServer) -> None:
     ("reply", "needle"),
     [
         (FakeReply.text("The board looks fine to me."), "invalid JSON"),
-        (FakeReply.json({"score": 3.0, "suggested_rotation": 0, "suggested_column": 0}),
-         "less than or equal to 1"),
+        (
+            FakeReply.json({"score": 3.0, "suggested_rotation": 0, "suggested_column": 0}),
+            "less than or equal to 1",
+        ),
         (FakeReply.json({"score": 0.1}), "suggested_rotation"),
         (FakeReply.json([0.1]), "expected a JSON object"),
     ],

@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dicode.domains.tetris.evaluate import evaluate
-from dicode.judges.candidates import bcts_action, enumerate_candidates
-from dicode.judges.player import (
+from dicode.domains.tetris.judges.candidates import bcts_action, enumerate_candidates
+from dicode.domains.tetris.judges.player import (
     Decision,
     Fallback,
     LLMPlayer,

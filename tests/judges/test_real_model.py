@@ -11,10 +11,10 @@ import asyncio
 import numpy as np
 import pytest
 
-from dicode.judges.benchmark import BenchmarkSettings, benchmark
-from dicode.judges.candidates import enumerate_candidates
-from dicode.judges.llm_judge import LLMJudge
-from dicode.judges.player import LLMPlayer, PlayerSettings
+from dicode.domains.tetris.judges.benchmark import BenchmarkSettings, benchmark
+from dicode.domains.tetris.judges.candidates import enumerate_candidates
+from dicode.domains.tetris.judges.llm_judge import LLMJudge
+from dicode.domains.tetris.judges.player import LLMPlayer, PlayerSettings
 from dicode.llm.client import LLMClient, LLMConfig
 from tests.support.local_llm import LlamaCppServer, smollm2_gguf_path, unavailable_reason
 

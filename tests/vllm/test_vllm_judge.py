@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from dicode.judges.benchmark import BenchmarkSettings, Mode
-from dicode.judges.cli import run_eval
-from dicode.judges.gate import GateThresholds, gate_failures
+from dicode.domains.tetris.judges.benchmark import BenchmarkSettings, Mode
+from dicode.domains.tetris.judges.cli import run_eval
+from dicode.domains.tetris.judges.gate import GateThresholds, gate_failures
 from dicode.llm.client import LLMConfig
 from tests.support.vllm_server import Endpoint
 

@@ -17,10 +17,10 @@ from rich.table import Table
 from dicode.domains.tetris import legacy, render
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import DEFAULT_GAMES, DEFAULT_SEED, evaluate, play
+from dicode.domains.tetris.judges.cli import judge_app
 from dicode.domains.tetris.placements import legal_mask
 from dicode.domains.tetris.policies import POLICIES, make_policy
 from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, PIECE_NAMES
-from dicode.judges.cli import judge_app
 
 app = typer.Typer(
     no_args_is_help=True, help="The Tetris world: placements, heuristic players, rendering, judges."
@@ -44,11 +44,16 @@ def _evaluate_llm(
     url: str | None, model: str | None, structured: str, fallback: str, games: int,
     max_pieces: int, seed: int, seven_bag: bool,
 ) -> dict[str, Any]:  # fmt: skip
-    """The protocol with the LLM player (dicode.judges.player), one model call per move."""
+    """The protocol with the LLM player (``judges.player``), one model call per move."""
     import asyncio
 
-    from dicode.judges.player import LLMPlayer, PlayerSettings, evaluate_player, fallback_rule
-    from dicode.judges.prompts import structured_form
+    from dicode.domains.tetris.judges.player import (
+        LLMPlayer,
+        PlayerSettings,
+        evaluate_player,
+        fallback_rule,
+    )
+    from dicode.domains.tetris.judges.prompts import structured_form
     from dicode.llm.client import LLMClient, LLMConfig
 
     try:

@@ -34,9 +34,14 @@ import numpy as np
 from dicode.domains.tetris import engine
 from dicode.domains.tetris.engine import EnvParams
 from dicode.domains.tetris.evaluate import protocol_report
-from dicode.judges.benchmark import outcome_of
-from dicode.judges.candidates import Candidates, bcts_action, enumerate_candidates, policy_action
-from dicode.judges.prompts import ChoiceAnswer, choice_messages, choice_schema
+from dicode.domains.tetris.judges.benchmark import outcome_of
+from dicode.domains.tetris.judges.candidates import (
+    Candidates,
+    bcts_action,
+    enumerate_candidates,
+    policy_action,
+)
+from dicode.domains.tetris.judges.prompts import ChoiceAnswer, choice_messages, choice_schema
 from dicode.llm.client import ChatResult, LLMClient
 from dicode.llm.structured import StructuredOutput as Structured
 from dicode.llm.structured import parse_json_model
@@ -45,6 +50,7 @@ from dicode.llm.structured import response_format as make_response_format
 Fallback = Literal["first_legal", "bcts"]
 #: The rules an unusable answer can fall back to; the first is the default.
 FALLBACK_RULES: tuple[Fallback, ...] = ("first_legal", "bcts")
+
 
 def first_legal_action(board: np.ndarray, piece: int) -> int:
     """The first legal placement in action order (exactly what ``--policy first_legal`` plays)."""

@@ -28,10 +28,10 @@ import numpy as np
 
 from dicode.domains.tetris import engine, legacy
 from dicode.domains.tetris.engine import EnvParams, EnvState, Observation
+from dicode.domains.tetris.judges.base import Judge, Outcome, Placement
+from dicode.domains.tetris.judges.benchmark import BenchmarkReport
+from dicode.domains.tetris.judges.gate import GateThresholds, JudgeRejected, admit
 from dicode.domains.tetris.schema import TetrisLevel
-from dicode.judges.base import Judge, Outcome, Placement
-from dicode.judges.benchmark import BenchmarkReport
-from dicode.judges.gate import GateThresholds, JudgeRejected, admit
 
 
 @dataclass(frozen=True)

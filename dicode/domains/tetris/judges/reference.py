@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import random
 
-from dicode.judges.base import Outcome, PairVerdict, Placement, ScoreVerdict
-from dicode.judges.candidates import bcts_action, empty_board_value, enumerate_candidates
+from dicode.domains.tetris.judges.base import Outcome, PairVerdict, Placement, ScoreVerdict
+from dicode.domains.tetris.judges.candidates import (
+    bcts_action,
+    empty_board_value,
+    enumerate_candidates,
+)
 
 DEFAULT_SCALE = 500.0  # BCTS units; a mid-game board sits around −1,500 to −2,500
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dicode.judges.benchmark import BenchmarkReport
+from dicode.domains.tetris.judges.benchmark import BenchmarkReport
 
 
 @dataclass(frozen=True)

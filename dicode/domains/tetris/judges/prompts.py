@@ -16,9 +16,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from dicode.domains.tetris.judges.base import Outcome
 from dicode.domains.tetris.render import ascii_board, board_image
 from dicode.domains.tetris.schema import PIECE_NAMES
-from dicode.judges.base import Outcome
 from dicode.llm.structured import STRUCTURED_FORMS
 from dicode.llm.structured import StructuredOutput as Structured
 

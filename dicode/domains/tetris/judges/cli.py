@@ -11,12 +11,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dicode.judges.base import Judge
-from dicode.judges.benchmark import BenchmarkReport, BenchmarkSettings, Mode, benchmark
-from dicode.judges.gate import GateThresholds, gate_failures
-from dicode.judges.llm_judge import LLMJudge
-from dicode.judges.prompts import View, structured_form
-from dicode.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
+from dicode.domains.tetris.judges.base import Judge
+from dicode.domains.tetris.judges.benchmark import (
+    BenchmarkReport,
+    BenchmarkSettings,
+    Mode,
+    benchmark,
+)
+from dicode.domains.tetris.judges.gate import GateThresholds, gate_failures
+from dicode.domains.tetris.judges.llm_judge import LLMJudge
+from dicode.domains.tetris.judges.prompts import View, structured_form
+from dicode.domains.tetris.judges.reference import ConstantJudge, HeuristicJudge, RandomJudge
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.llm.structured import STRUCTURED_FORMS
 from dicode.llm.structured import StructuredOutput as Structured

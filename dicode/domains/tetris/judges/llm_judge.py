@@ -8,8 +8,14 @@ the client's classification (``timeout``, ``connection``, …). Nothing here rai
 
 from __future__ import annotations
 
-from dicode.judges.base import Choice, Outcome, PairVerdict, ScoreVerdict, check_suggestion
-from dicode.judges.prompts import (
+from dicode.domains.tetris.judges.base import (
+    Choice,
+    Outcome,
+    PairVerdict,
+    ScoreVerdict,
+    check_suggestion,
+)
+from dicode.domains.tetris.judges.prompts import (
     PairAnswer,
     ScoreAnswer,
     View,

@@ -31,10 +31,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from dicode.domains.tetris.engine import can_spawn
+from dicode.domains.tetris.judges.base import Judge, Outcome, PairVerdict, ScoreVerdict
+from dicode.domains.tetris.judges.candidates import Candidates, enumerate_candidates
+from dicode.domains.tetris.judges.metrics import (
+    PairTally,
+    kendall_tau,
+    score_pair,
+    score_spread,
+    top1_credit,
+)
 from dicode.domains.tetris.schema import BOARD_HEIGHT, BOARD_WIDTH, NUM_PIECES
-from dicode.judges.base import Judge, Outcome, PairVerdict, ScoreVerdict
-from dicode.judges.candidates import Candidates, enumerate_candidates
-from dicode.judges.metrics import PairTally, kendall_tau, score_pair, score_spread, top1_credit
 
 Mode = Literal["absolute", "pairwise"]
 _can_spawn = jax.jit(can_spawn)
