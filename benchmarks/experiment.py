@@ -38,7 +38,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +105,21 @@ def record(
         "provenance": provenance(),
     }
     return entry | {"digest": record_digest(entry)}
+
+
+def with_games(experiment: Experiment, games: int) -> Experiment:
+    """The experiment with another number of games per evaluation: e.g. to compare a run with
+    a record made under the older protocol (the games are part of each record's config)."""
+    variants = {
+        name: replace(
+            variant,
+            config=replace(
+                variant.config, evaluator=replace(variant.config.evaluator, games=games)
+            ),
+        )
+        for name, variant in experiment.variants.items()
+    }
+    return replace(experiment, variants=variants)
 
 
 # ----------------------------------------------------------------------------- running
@@ -265,12 +280,17 @@ def main() -> None:
         "--seeds", help="training seeds, comma-separated (default: the experiment's)"
     )
     parser.add_argument("--steps", type=int, help="override the budget (a different run)")
+    parser.add_argument(
+        "--games", type=int, help="override the games per evaluation (a different protocol)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=Path("runs/experiments"))
     parser.add_argument("--figures", type=Path, help="default docs/figures/<experiment>.json")
     parser.add_argument("--fresh", action="store_true", help="ignore runs already in the file")
     args = parser.parse_args()
     experiment = experiments[args.experiment]
+    if args.games:
+        experiment = with_games(experiment, args.games)
     names = args.variants.split(",") if args.variants else list(experiment.variants)
     unknown = set(names) - set(experiment.variants)
     if unknown:
