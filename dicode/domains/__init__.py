@@ -1,16 +1,20 @@
-"""The worlds, each one folder under ``dicode/domains/`` exposing one ``Domain`` object.
+"""The worlds, each one folder exposing one ``Domain`` object.
 
 ``get(name)`` is the one lookup, made at the edge (the CLI, the services, the benchmarks): every
 part of the system that needs something of a world is handed its domain object
-(``dicode.domains.base.Domain``) instead of the world's name. A world is found by its folder:
-a package here with a ``domain`` module defining ``DOMAIN``. Its named run presets are found
-through the object too (``profile``).
+(``dicode.domains.base.Domain``) instead of the world's name. A world is found by its folder: a
+package with a ``domain`` module defining ``DOMAIN``, named by the folder. The library's worlds
+are the folders here; more come from the environment variable ``DICODE_WORLDS``, a comma-separated
+list of such packages by module path (e.g. ``DICODE_WORLDS=tests.worlds.corridor``, the test
+world of ``docs/architecture.md``), importable by every process of a run. Its named run presets
+are found through the object too (``profile``).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import pkgutil
 from dataclasses import replace
 from importlib import util
@@ -18,23 +22,62 @@ from importlib import util
 from dicode.domains.base import Domain
 from dicode.settings import RunSettings
 
+#: Worlds outside the library: module paths of world packages, comma-separated.
+WORLDS_VARIABLE = "DICODE_WORLDS"
+
 
 @functools.cache
-def names() -> tuple[str, ...]:
-    """The known worlds (folders with a ``domain.py``), sorted."""
-    found = []
+def _library_worlds() -> dict[str, str]:
+    found = {}
     for module in pkgutil.iter_modules(__path__):
         if module.ispkg and util.find_spec(f"{__name__}.{module.name}.domain") is not None:
-            found.append(module.name)
-    return tuple(sorted(found))
+            found[module.name] = f"{__name__}.{module.name}"
+    return found
+
+
+def _packages() -> dict[str, str]:
+    """Every known world's package by its name: the library's, then those of DICODE_WORLDS
+    (read on every call, so a process sees the variable as it is now)."""
+    packages = dict(_library_worlds())
+    for package in filter(
+        None, (p.strip() for p in os.environ.get(WORLDS_VARIABLE, "").split(","))
+    ):
+        name = package.rsplit(".", 1)[-1]
+        if packages.get(name, package) != package:
+            raise ValueError(
+                f"{WORLDS_VARIABLE}: {package} is named {name!r} like {packages[name]}"
+            )
+        packages[name] = package
+    return packages
+
+
+def names() -> tuple[str, ...]:
+    """The known worlds, sorted."""
+    return tuple(sorted(_packages()))
+
+
+def get(name: str) -> Domain:
+    """The world called ``name``; an unknown name is a ``ValueError`` listing the known ones."""
+    packages = _packages()
+    if name not in packages:
+        raise ValueError(f"unknown world {name!r}; known worlds: {', '.join(sorted(packages))}")
+    return _load(packages[name], name)
 
 
 @functools.cache
-def get(name: str) -> Domain:
-    """The world called ``name``; an unknown name is a ``ValueError`` listing the known ones."""
-    if name not in names():
-        raise ValueError(f"unknown world {name!r}; known worlds: {', '.join(names())}")
-    domain: Domain = importlib.import_module(f"{__name__}.{name}.domain").DOMAIN
+def _load(package: str, name: str) -> Domain:
+    try:
+        found = util.find_spec(f"{package}.domain") is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        raise ValueError(
+            f"world {name!r}: no module {package}.domain on the import path "
+            f"({WORLDS_VARIABLE} names packages importable by every process of a run)"
+        )
+    domain: Domain = importlib.import_module(f"{package}.domain").DOMAIN
+    if domain.name != name:  # stored runs and bundles name the world: one name everywhere
+        raise ValueError(f"world {name!r}: {package}.domain.DOMAIN is named {domain.name!r}")
     return domain
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+import importlib.util
 import io
 import json
 import logging
@@ -153,8 +154,9 @@ def _probe_bubblewrap(path: str) -> str | None:
     return None
 
 
-def _bwrap_prefix(bwrap: str) -> list[str]:
-    """bubblewrap arguments: namespaces, a read-only view of what Python needs, private /tmp."""
+def _bwrap_prefix(bwrap: str, world_folder: str | None = None) -> list[str]:
+    """bubblewrap arguments: namespaces, a read-only view of what Python needs, private /tmp.
+    ``world_folder``: the folder of a builder outside the library (:func:`builder_folder`)."""
     args = [
         bwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
         "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
@@ -170,10 +172,24 @@ def _bwrap_prefix(bwrap: str) -> list[str]:
     # may hold configuration), not /home, /root, /etc or the caller's /tmp.
     readable = {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parents[1])}
     readable.add(str(PROJECT_ROOT / "dicode"))
+    if world_folder is not None:
+        readable.add(world_folder)
     for directory in sorted(p for p in readable if not p.startswith("/usr/")):
         args += ["--ro-bind", directory, directory]
     args += ["--chdir", "/tmp"]  # the private tmpfs is the working directory
     return args
+
+
+def builder_folder(builder: str) -> str | None:
+    """The folder of a world's builder module when it lies outside the library (a world of
+    ``DICODE_WORLDS`` in the checkout, e.g. ``tests/worlds/corridor``), else None. Only that
+    folder is added to the sandbox's view: the worker imports the builder from the project
+    root, a world's folder holds its code, and the rest of the checkout stays unseen."""
+    spec = importlib.util.find_spec(builder)
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).resolve().parent
+    return None if folder.is_relative_to(PROJECT_ROOT / "dicode") else str(folder)
 
 
 class _WorkerUnavailable(Exception):
@@ -191,7 +207,7 @@ class _Worker:
             json.dumps(worker_config(limits)),
         ]  # fmt: skip
         if bwrap is not None:
-            command = [*_bwrap_prefix(bwrap), *command]
+            command = [*_bwrap_prefix(bwrap, builder_folder(builder)), *command]
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,

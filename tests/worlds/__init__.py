@@ -1,0 +1,1 @@
+"""Worlds that live outside the library, found through ``DICODE_WORLDS`` (``dicode.domains``)."""

@@ -1,0 +1,75 @@
+"""The corridor as one object: everything the rest of the system needs of this world.
+
+``WorldFolder`` answers the methods that hand over to this folder's modules of fixed names
+(``builder``, ``level_checks``, ``render``, ``skills``, ``genome`` + ``genome_edits``,
+``seed_levels``); what is left here is the world's own. The folder names itself from its module
+path, so it runs wherever ``DICODE_WORLDS`` finds it. JAX is imported only by the methods that
+need it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
+from dicode.domains.folder import WorldFolder
+from dicode.settings import EvaluatorSettings, RunSettings, StudentSettings, config_from
+from tests.worlds.corridor import level_checks
+from tests.worlds.corridor.builder import BUILDER_VERSION
+
+if TYPE_CHECKING:
+    from dicode.levels.bundle import LevelBundle
+    from dicode.student.loop import SlotTrainer
+
+_PACKAGE = __name__.rsplit(".", 1)[0]
+
+
+class CorridorDomain(WorldFolder):
+    name = "corridor"
+    package = _PACKAGE
+    genome_fallback = "the target game (16 free cells, random start and goal)"
+    builder_module = f"{_PACKAGE}.builder"
+    builder_version = BUILDER_VERSION
+    sandbox_limits = None  # the sandbox's defaults
+    pool_schema = level_checks.POOL_SCHEMA
+    target_metrics = ("solve_rate", "games")
+    headline_label = "target solve rate"
+    target_evaluation = EvaluatorSettings(games=32, max_steps=level_checks.MAX_STEPS)
+
+    def base_worlds(self, seed: int, count: int) -> Pool | None:
+        return None  # levels build from scratch
+
+    def rules_of(self, pool: Pool) -> dict[str, float]:
+        return {}  # no rule parameters
+
+    def make_rollouts(self, steps: int) -> RolloutEvaluator:
+        from tests.worlds.corridor.rollouts import CorridorRollouts
+
+        return CorridorRollouts(min(steps, level_checks.MAX_STEPS))
+
+    def profiles(self) -> Mapping[str, RunSettings]:
+        return {}  # no run presets: `dicode run` needs one, `dicode train` does not
+
+    def ppo_config(self, values: Mapping[str, Any]) -> Any:
+        from tests.worlds.corridor.student import CorridorConfig
+
+        return config_from(CorridorConfig, dict(values))
+
+    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
+        from tests.worlds.corridor.student import CorridorTrainer
+
+        return CorridorTrainer(student.ppo, evaluator.games, evaluator.max_steps)
+
+    def decode_pool(self, bundle: LevelBundle) -> Any:
+        return level_checks.decode(bundle.pool)  # re-checked: stored data is data
+
+    def make_target_protocol(
+        self, student: StudentSettings, evaluator: EvaluatorSettings
+    ) -> TargetProtocol:
+        from tests.worlds.corridor.student import CorridorTargetProtocol
+
+        return CorridorTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+
+
+DOMAIN = CorridorDomain()
