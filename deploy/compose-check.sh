@@ -36,6 +36,16 @@ cleanup() {
     say "docker compose down -v"
     timeout 180 "${COMPOSE[@]}" down -v --remove-orphans --timeout 30 \
       || say "FAIL: docker compose down"
+    # "nothing left running" is checked, not assumed: containers, volumes, networks by label.
+    local label="label=com.docker.compose.project=$PROJECT" left
+    left=$( { docker ps -aq --filter "$label"; docker volume ls -q --filter "$label";
+              docker network ls -q --filter "$label"; } 2>/dev/null | wc -l)
+    if [ "$left" = 0 ]; then
+      say "nothing left of project $PROJECT (containers, volumes, networks)"
+    else
+      say "FAIL: $left containers/volumes/networks of project $PROJECT left after down -v"
+      rc=1
+    fi
   fi
   if [ -n "$STARTED_DOCKERD" ]; then
     say "stopping the dockerd this check started (pid $STARTED_DOCKERD)"
@@ -44,6 +54,7 @@ cleanup() {
   fi
   rm -rf "$WORK"
   say "compose-check finished: $([ "$rc" = 0 ] && echo PASS || echo "FAIL (exit $rc)")"
+  exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
