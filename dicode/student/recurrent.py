@@ -10,15 +10,12 @@ through :class:`RecurrentPolicy`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any, Protocol, cast
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-from flax.training.train_state import TrainState
 
-from dicode.student.losses import clipped_surrogate
 from dicode.student.ppo import Step
 
 
@@ -104,82 +101,3 @@ class RecurrentPolicy:
 
     def legal(self, obs: Any) -> None:
         return None
-
-
-class SequencePPO(Protocol):
-    """The hyperparameters :func:`sequence_update` reads from a world's config."""
-
-    @property
-    def num_envs(self) -> int: ...
-    @property
-    def num_minibatches(self) -> int: ...
-    @property
-    def update_epochs(self) -> int: ...
-    @property
-    def clip_eps(self) -> float: ...
-    @property
-    def vf_coef(self) -> float: ...
-    @property
-    def ent_coef(self) -> float: ...
-
-
-# (params, the GRU state before the sequences, the steps (T, n, ...)) -> (logits, values)
-Replay = Callable[[Any, jnp.ndarray, Any], tuple[jnp.ndarray, jnp.ndarray]]
-
-
-def sequence_update(
-    train: TrainState,
-    first_hidden: jnp.ndarray,
-    traj: Any,
-    advantages: jnp.ndarray,
-    targets: jnp.ndarray,
-    rng: jnp.ndarray,
-    config: SequencePPO,
-    replay: Replay,
-) -> tuple[TrainState, jnp.ndarray, dict[str, jnp.ndarray]]:
-    """PPO epochs; minibatches are groups of whole env sequences (the GRU replays them).
-
-    ``traj`` holds ``(T, N)`` steps with at least ``action``, ``log_prob`` and ``value``.
-    """
-    c = config
-    envs_per_batch = c.num_envs // c.num_minibatches
-
-    def loss_fn(params: Any, batch: tuple) -> tuple[jnp.ndarray, dict[str, jnp.ndarray]]:
-        hidden, step, adv, target = batch
-        logits, value = replay(params, hidden, step)
-        logp_all = jax.nn.log_softmax(logits)
-        log_prob = jnp.take_along_axis(logp_all, step.action[..., None], -1)[..., 0]
-        pg = clipped_surrogate(log_prob, step.log_prob, adv, c.clip_eps)
-        clipped = step.value + jnp.clip(value - step.value, -c.clip_eps, c.clip_eps)
-        v_loss = 0.5 * jnp.maximum((value - target) ** 2, (clipped - target) ** 2).mean()
-        entropy = -jnp.sum(jnp.exp(logp_all) * logp_all, axis=-1).mean()
-        total = pg + c.vf_coef * v_loss - c.ent_coef * entropy
-        return total, {"policy_loss": pg, "value_loss": v_loss, "entropy": entropy}
-
-    def epoch(carry: tuple, _: Any) -> tuple[tuple, dict[str, jnp.ndarray]]:
-        train, rng = carry
-        rng, k_perm = jax.random.split(rng)
-        perm = jax.random.permutation(k_perm, c.num_envs)
-
-        def split_envs(x: jnp.ndarray, env_axis: int) -> jnp.ndarray:
-            x = jnp.take(x, perm, axis=env_axis)
-            lead, rest = x.shape[:env_axis], x.shape[env_axis + 1 :]
-            x = x.reshape((*lead, c.num_minibatches, envs_per_batch, *rest))
-            return jnp.moveaxis(x, env_axis, 0)
-
-        batches = (
-            split_envs(first_hidden, 0),
-            jax.tree_util.tree_map(lambda x: split_envs(x, 1), traj),
-            split_envs(advantages, 1),
-            split_envs(targets, 1),
-        )
-
-        def minibatch(train: TrainState, batch: tuple) -> tuple[TrainState, dict]:
-            grads, aux = jax.grad(loss_fn, has_aux=True)(train.params, batch)
-            return train.apply_gradients(grads=grads), aux
-
-        train, aux = jax.lax.scan(minibatch, train, batches)
-        return (train, rng), aux
-
-    (train, rng), aux = jax.lax.scan(epoch, (train, rng), None, c.update_epochs)
-    return train, rng, jax.tree_util.tree_map(jnp.mean, aux)

@@ -125,7 +125,8 @@ class NumpyGTrXL:
 
 
 class Steps(NamedTuple):
-    """What ``sequence_update`` reads of a rollout, (T, N) each."""
+    """What the one PPO's update (``dicode.student.ppo.SlotPPO``) reads of a rollout with this
+    policy, (T, N) each."""
 
     obs: jnp.ndarray
     start: jnp.ndarray

@@ -28,9 +28,10 @@ from dicode.domains.craftax.state_codec import arrays_to_state
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOConfig
 from dicode.student.craftax.evaluate import CraftaxEvaluator, EvalResult
-from dicode.student.craftax.ppo import RunnerState, Trainer
+from dicode.student.craftax.ppo import Trainer
 from dicode.student.craftax.target_pool import TargetPool
 from dicode.student.layout import LayoutTrainer
+from dicode.student.ppo import RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
 
 
