@@ -44,7 +44,10 @@ class CorridorConfig(SlotLayout):
 
     num_slots: int = 2  # S: the target game and one level
     envs_per_slot: int = 8  # E
-    pool_size: int = 8  # K: instances per slot
+    # K: instances per slot. The target's 64 corridors (of 240 start/goal pairs) generalise:
+    # `dicode train --steps 60000` solves 0.84 of the protocol's corridors; with 8 the student
+    # learned its 8 by heart (return 1.0) and solved 0.44.
+    pool_size: int = 64
     num_steps: int = 32  # T: steps per env per iteration
     gamma: float = 0.95
     gae_lambda: float = 0.9
