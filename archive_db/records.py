@@ -63,10 +63,10 @@ class InsertedLevel:
 
 
 @dataclass(frozen=True)
-class LevelInfo:
-    """A stored level with everything but its bundle (see `ArchiveRepository.get_bundle`)."""
+class LevelInfo(LevelNode):
+    """A stored level with everything but its bundle (see `ArchiveRepository.get_bundle`): its
+    lineage node's fields (status, score, sampling, teacher) and these."""
 
-    id: int
     run_id: int
     domain: str
     name: str | None
@@ -75,17 +75,9 @@ class LevelInfo:
     code: str
     bundle_format: str | None
     content_hash: str
-    teacher: str
     skill: str | None
     meta: dict[str, Any]
-    created_iteration: int | None
     created_at: datetime
-    status: str
-    success_rate: float | None
-    score: float
-    active: bool
-    last_sampled: int | None
-    times_sampled: int
 
 
 @dataclass(frozen=True)

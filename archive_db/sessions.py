@@ -11,15 +11,17 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, Select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from archive_db.convert import DataclassInstance, record_from
 from archive_db.engine import session_factories
 from archive_db.errors import NotFoundError
 from archive_db.models import Base
 
 M = TypeVar("M", bound=Base)
+R = TypeVar("R", bound=DataclassInstance)
 
 
 class Sessions:
@@ -43,6 +45,11 @@ class Sessions:
 
     def snapshot(self) -> AbstractContextManager[Session]:
         return self._snapshot.begin()
+
+    def read_records(self, record: type[R], query: Select[Any]) -> list[R]:
+        """Every ORM object ``query`` selects, as a ``record``, read in one transaction."""
+        with self.reading() as session:
+            return [record_from(record, row) for row in session.scalars(query)]
 
     def insert_ignoring(
         self, model: type[Base], conflict: Sequence[str], **values: Any

@@ -38,10 +38,9 @@ class Checkpoints:
             return None if row is None else record_from(CheckpointInfo, row)
 
     def all(self, run_id: int) -> list[CheckpointInfo]:
-        with self._sessions.reading() as session:
-            rows = session.scalars(
-                select(Checkpoint)
-                .where(Checkpoint.run_id == run_id)
-                .order_by(Checkpoint.iteration, Checkpoint.id)
-            )
-            return [record_from(CheckpointInfo, r) for r in rows]
+        return self._sessions.read_records(
+            CheckpointInfo,
+            select(Checkpoint)
+            .where(Checkpoint.run_id == run_id)
+            .order_by(Checkpoint.iteration, Checkpoint.id),
+        )

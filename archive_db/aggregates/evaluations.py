@@ -69,10 +69,9 @@ class Evaluations:
 
     def history(self, level_id: int) -> list[EvaluationInfo]:
         """Every evaluation of a level, in student-iteration order."""
-        with self._sessions.reading() as session:
-            rows = session.scalars(
-                select(Evaluation)
-                .where(Evaluation.level_id == level_id)
-                .order_by(Evaluation.student_iteration, Evaluation.id)
-            )
-            return [record_from(EvaluationInfo, r) for r in rows]
+        return self._sessions.read_records(
+            EvaluationInfo,
+            select(Evaluation)
+            .where(Evaluation.level_id == level_id)
+            .order_by(Evaluation.student_iteration, Evaluation.id),
+        )

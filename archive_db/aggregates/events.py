@@ -39,6 +39,4 @@ class Events:
             query = query.where(Event.run_id == run_id)
         if kind is not None:
             query = query.where(Event.kind == kind)
-        with self._sessions.reading() as session:
-            rows = session.scalars(query.order_by(Event.id).limit(limit))
-            return [record_from(EventInfo, e) for e in rows]
+        return self._sessions.read_records(EventInfo, query.order_by(Event.id).limit(limit))

@@ -56,8 +56,7 @@ class Runs:
         return run
 
     def all(self) -> list[RunInfo]:
-        with self._sessions.reading() as session:
-            return [record_from(RunInfo, r) for r in session.scalars(select(Run).order_by(Run.id))]
+        return self._sessions.read_records(RunInfo, select(Run).order_by(Run.id))
 
     def set_status(self, run_id: int, status: str) -> None:
         with self._sessions.writing() as session:
