@@ -37,8 +37,8 @@ from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.engine import CraftaxParams
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES
 from dicode.domains.craftax.state_codec import arrays_to_state, generate_base_worlds, unstack_arrays
+from dicode.domains.craftax.student.slot_world import CRAFTAX_BONUS
 from dicode.student.bonus import BonusParams, CompletionBonus
-from dicode.student.craftax.ppo import CRAFTAX_BONUS
 
 # What the student steps: the engine wrapped with the completion bonus.
 _BONUS_ENV = CompletionBonus(engine, CRAFTAX_BONUS)

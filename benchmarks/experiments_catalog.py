@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 
 from benchmarks.run_figures import Ablation
 from dicode.archive.config import ArchiveConfig
+from dicode.domains.craftax.student.config import CraftaxPPOConfig
 from dicode.domains.maze.student.config import JAXUED_LAYOUT, MazePPOConfig, UEDConfig
 from dicode.domains.tetris.student.config import PPOConfig
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
-from dicode.student.craftax.config import CraftaxPPOConfig
 from dicode.student.curriculum import CurriculumConfig
 from services.curricula import MethodConfig
 

@@ -77,8 +77,8 @@ def craftax(student: str) -> str:
     from dicode.domains.craftax.builder import CraftaxLevel, build_level
     from dicode.domains.craftax.bundle import bundle_from_built
     from dicode.domains.craftax.state_codec import generate_base_worlds, unstack_arrays
-    from dicode.student.craftax.config import CraftaxPPOConfig
-    from dicode.student.craftax.trainer import CraftaxSlotTrainer
+    from dicode.domains.craftax.student.config import CraftaxPPOConfig
+    from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer
 
     config = CraftaxPPOConfig(
         student=student, num_slots=2, envs_per_slot=4, pool_size=2, target_refresh=1,

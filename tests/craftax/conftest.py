@@ -7,8 +7,8 @@ import pytest
 
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.state_codec import generate_base_worlds, unstack_arrays
-from dicode.student.craftax.config import CraftaxPPOConfig
-from dicode.student.craftax.trainer import CraftaxSlotTrainer
+from dicode.domains.craftax.student.config import CraftaxPPOConfig
+from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer
 from dicode.student.loop import StudentLoop
 
 TINY = CraftaxPPOConfig(

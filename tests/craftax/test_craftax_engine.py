@@ -29,8 +29,8 @@ from dicode.domains.craftax.catalog import MOB_CAPS, MOB_CLASSES
 from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.rules import RULE_NAMES, RULES
 from dicode.domains.craftax.schema import StateArrays
+from dicode.domains.craftax.student.slot_world import CRAFTAX_BONUS
 from dicode.student.bonus import BonusParams, CompletionBonus
-from dicode.student.craftax.ppo import CRAFTAX_BONUS
 
 NUM_SLOTS, POOL, NUM_ENVS = 4, 2, 8
 ENV_SLOT = jnp.array([0, 0, 1, 1, 2, 2, 3, 3], jnp.int32)

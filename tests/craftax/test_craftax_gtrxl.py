@@ -20,12 +20,12 @@ from dicode.domains.craftax import engine
 from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
+from dicode.domains.craftax.student.config import CraftaxPPOConfig
+from dicode.domains.craftax.student.gtrxl import GatedTransformerXL, Memory
+from dicode.domains.craftax.student.networks import ActorCriticGTrXL, apply_policy, make_network
+from dicode.domains.craftax.student.slot_world import Trainer
+from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer
 from dicode.settings import RunSettings
-from dicode.student.craftax.config import CraftaxPPOConfig
-from dicode.student.craftax.gtrxl import GatedTransformerXL, Memory
-from dicode.student.craftax.networks import ActorCriticGTrXL, apply_policy, make_network
-from dicode.student.craftax.ppo import Trainer
-from dicode.student.craftax.trainer import CraftaxSlotTrainer
 from dicode.student.tally import env_slots
 from services.student_cli import student_config
 from tests.craftax.test_craftax_student import bundle_of

@@ -22,8 +22,8 @@ from dicode.domains.craftax.compilations import count_compilations
 from dicode.domains.craftax.engine import CraftaxParams
 from dicode.domains.craftax.schema import StateArrays
 from dicode.domains.craftax.seed_levels import collect_basics, fight_zombies
-from dicode.student.craftax.target_pool import TargetPool
-from dicode.student.craftax.trainer import CraftaxSlotTrainer
+from dicode.domains.craftax.student.target_pool import TargetPool
+from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer
 from dicode.student.loop import StudentLoop
 from dicode.student.ppo import RunnerState
 from tests.craftax.conftest import EVAL_ENVS, EVAL_STEPS, TINY

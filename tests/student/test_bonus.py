@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dicode.domains.craftax.student.slot_world import CRAFTAX_BONUS
 from dicode.domains.maze.student.slot_world import MAZE_BONUS
 from dicode.domains.tetris.student.config import PPOConfig
 from dicode.domains.tetris.student.slot_world import bonus_config
@@ -20,7 +21,6 @@ from dicode.student.bonus import (
     completion_bonus,
     running_return,
 )
-from dicode.student.craftax.ppo import CRAFTAX_BONUS
 
 WORLDS = {"tetris": bonus_config(PPOConfig()), "craftax": CRAFTAX_BONUS, "maze": MAZE_BONUS}
 

@@ -16,6 +16,7 @@ from dicode.archive.config import ArchiveConfig
 from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
 from dicode.domains.craftax import level_checks
 from dicode.domains.craftax.builder import BUILDER_VERSION
+from dicode.domains.craftax.student.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOConfig
 from dicode.domains.folder import WorldFolder
 from dicode.levels.sandbox import SandboxLimits
 from dicode.settings import (
@@ -25,7 +26,6 @@ from dicode.settings import (
     StudentSettings,
     config_from,
 )
-from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOConfig
 from dicode.student.curriculum import CurriculumConfig
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class CraftaxDomain(WorldFolder):
         return config
 
     def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
-        from dicode.student.craftax.trainer import CraftaxSlotTrainer
+        from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer
 
         return CraftaxSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
 
@@ -119,7 +119,7 @@ class CraftaxDomain(WorldFolder):
     def make_target_protocol(
         self, student: StudentSettings, evaluator: EvaluatorSettings
     ) -> TargetProtocol:
-        from dicode.student.craftax.trainer import CraftaxTargetProtocol
+        from dicode.domains.craftax.student.trainer import CraftaxTargetProtocol
 
         return CraftaxTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
 

@@ -22,8 +22,8 @@ import flax.linen as nn
 import jax.numpy as jnp
 import numpy as np
 
-from dicode.student.craftax.config import CraftaxPPOConfig
-from dicode.student.craftax.gtrxl import GatedTransformerXL, Memory
+from dicode.domains.craftax.student.config import CraftaxPPOConfig
+from dicode.domains.craftax.student.gtrxl import GatedTransformerXL, Memory
 from dicode.student.recurrent import ResettingGRU
 
 RELU_GAIN = nn.initializers.orthogonal(np.sqrt(2))
@@ -122,6 +122,6 @@ def apply_policy(
     resets: jnp.ndarray,
 ) -> tuple[Any, jnp.ndarray, jnp.ndarray]:
     """``network.apply`` with its result typed: ``(memory, logits, value)``; the memory is a
-    GRU state array or a GTrXL :class:`~dicode.student.craftax.gtrxl.Memory`."""
+    GRU state array or a GTrXL :class:`~dicode.domains.craftax.student.gtrxl.Memory`."""
     out = network.apply(params, hidden, obs, resets)
     return cast(tuple[Any, jnp.ndarray, jnp.ndarray], out)

@@ -25,8 +25,8 @@ from craftax.craftax.envs.craftax_symbolic_env import CraftaxSymbolicEnvNoAutoRe
 
 from dicode.domains.craftax.catalog import ACHIEVEMENT_NAMES, MAX_RETURN, NUM_ACHIEVEMENTS
 from dicode.domains.craftax.state_codec import craftax_reset_state
-from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, EVAL_SEED
-from dicode.student.craftax.networks import ActorCritic, apply_policy
+from dicode.domains.craftax.student.config import EVAL_ENVS, EVAL_MAX_STEPS, EVAL_SEED
+from dicode.domains.craftax.student.networks import ActorCritic, apply_policy
 
 
 @dataclass(frozen=True)

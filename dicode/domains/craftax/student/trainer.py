@@ -25,11 +25,11 @@ from flax.training.train_state import TrainState
 from dicode.domains.craftax import level_slots
 from dicode.domains.craftax.bundle import CraftaxBundle
 from dicode.domains.craftax.state_codec import arrays_to_state
+from dicode.domains.craftax.student.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOConfig
+from dicode.domains.craftax.student.evaluate import CraftaxEvaluator, EvalResult
+from dicode.domains.craftax.student.slot_world import Trainer
+from dicode.domains.craftax.student.target_pool import TargetPool
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
-from dicode.student.craftax.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOConfig
-from dicode.student.craftax.evaluate import CraftaxEvaluator, EvalResult
-from dicode.student.craftax.ppo import Trainer
-from dicode.student.craftax.target_pool import TargetPool
 from dicode.student.layout import LayoutTrainer
 from dicode.student.ppo import RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies

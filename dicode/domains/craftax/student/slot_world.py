@@ -26,10 +26,10 @@ from craftax.craftax.craftax_state import EnvState
 
 from dicode.domains.craftax import engine, level_slots
 from dicode.domains.craftax.engine import CraftaxParams
+from dicode.domains.craftax.student.config import CraftaxPPOConfig
+from dicode.domains.craftax.student.networks import ActorCritic, make_network
 from dicode.environment import Environment
 from dicode.student.bonus import BonusConfig
-from dicode.student.craftax.config import CraftaxPPOConfig
-from dicode.student.craftax.networks import ActorCritic, make_network
 from dicode.student.ppo import EpisodeEnd, Keys, SlotPPO
 from dicode.student.recurrent import RecurrentPolicy
 
