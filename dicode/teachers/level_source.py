@@ -3,7 +3,8 @@
 Level code is untrusted, so genomes read it with :mod:`ast` only. This module holds what that
 needs regardless of the domain: a literal evaluator (constants, known names, integer
 arithmetic), the module-level reading (kept imports and helpers, the ``build(level, rng)``
-function), the set-up code policy (statements a genome does not model are kept verbatim when
+function), ``build``'s statements as a small literal program over a world's builder calls
+(`run_block`), the set-up code policy (statements a genome does not model are kept verbatim when
 that is safe), source segments, and a docstring literal that reads back verbatim.
 """
 
@@ -15,7 +16,7 @@ import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, Self, TypeVar
+from typing import Generic, Protocol, Self, TypeVar
 
 from dicode.levels.static_policy import is_allowed_module
 
@@ -389,6 +390,132 @@ def builder_arguments(
             raise GenomeError(f"{where}: unexpected argument {keyword.arg!r} to level.{method}")
         args[keyword.arg] = evaluate(keyword.value, env, where, level, constants)
     return method, args
+
+
+# --- build's statements as a small literal program (the maze and Tetris genomes) -------------
+
+#: The reader gives up on loops that would unroll into more builder calls or steps than this.
+MAX_UNROLLED_CALLS = 2000
+MAX_LOOP_STEPS = 10_000
+
+
+class ReadingCost(Protocol):
+    """What reading one level has cost so far (a trace carries it)."""
+
+    calls: int  # builder calls modelled
+    loop_steps: int  # loop iterations run
+
+
+C = TypeVar("C", bound=ReadingCost)
+
+
+@dataclass(frozen=True)
+class BuilderGrammar(Generic[C]):
+    """A world's builder as its genome models it: the calls by parameter names, the builder's
+    constants (``level.size``) and what one modelled call does to the trace."""
+
+    signatures: Mapping[str, tuple[str, ...]]
+    constants: Mapping[str, Value]
+    apply: Callable[[str, dict[str, Value], C, str], None]  # (method, args, trace, where)
+
+
+@dataclass
+class BuildScope:
+    """Names the reader knows while walking ``build``: constants, the builder's and the random
+    generator's names."""
+
+    env: dict[str, Value]
+    level: str
+    rng: str
+
+    def check_target(self, name: str, where: str) -> None:
+        if name in (self.level, self.rng):
+            raise GenomeError(f"{where}: {name} is rebound")
+
+
+def run_block(
+    body: list[ast.stmt], scope: BuildScope, trace: C, grammar: BuilderGrammar[C]
+) -> None:
+    """Model ``body`` on ``trace``: constant assignments, the builder's calls (`builder_arguments`,
+    then ``grammar.apply``), ``if`` on a literal test, ``for`` over ``range(...)`` or a literal
+    tuple (unrolled within the budget above); anything else is a :class:`GenomeError`."""
+    for node in body:
+        where = f"line {node.lineno}"
+        if isinstance(node, ast.Pass) or is_docstring(node):
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    scope.check_target(target.id, where)
+            assign(node, scope.env, where, scope.level, grammar.constants)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            method, args = builder_arguments(
+                node.value, grammar.signatures, scope.env, where, scope.level, grammar.constants
+            )
+            trace.calls += 1
+            if trace.calls > MAX_UNROLLED_CALLS:
+                raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")
+            grammar.apply(method, args, trace, where)
+        elif isinstance(node, ast.For) and not node.orelse:
+            names = _loop_targets(node.target, where)
+            for name in names:
+                scope.check_target(name, where)
+            for values in _iteration_values(node.iter, scope, grammar.constants, where, len(names)):
+                trace.loop_steps += 1
+                if trace.loop_steps > MAX_LOOP_STEPS:
+                    raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
+                scope.env.update(zip(names, values, strict=True))
+                run_block(node.body, scope, trace, grammar)
+        elif isinstance(node, ast.If):
+            test = evaluate(node.test, scope.env, where, scope.level, grammar.constants)
+            run_block(node.body if test else node.orelse, scope, trace, grammar)
+        else:
+            raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
+
+
+def _loop_targets(target: ast.expr, where: str) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        return [e.id for e in target.elts if isinstance(e, ast.Name)]
+    raise GenomeError(f"{where}: loop targets must be names")
+
+
+def _iteration_values(
+    node: ast.expr, scope: BuildScope, constants: Mapping[str, Value], where: str, arity: int
+) -> Iterable[tuple[int, ...]]:
+    env = scope.env
+
+    def integer(expr: ast.expr, what: str) -> int:
+        return as_integer(evaluate(expr, env, where, scope.level, constants), what, where)
+
+    if isinstance(node, ast.Tuple | ast.List):
+        values: list[tuple[int, ...]] = []
+        for element in node.elts:
+            if arity == 1:
+                values.append((integer(element, "loop value"),))
+            elif isinstance(element, ast.Tuple) and len(element.elts) == arity:
+                values.append(tuple(integer(e, "loop value") for e in element.elts))
+            else:
+                raise GenomeError(f"{where}: loop values must be tuples of {arity} numbers")
+        return values
+    if (
+        arity == 1
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and "range" not in env
+        and not node.keywords
+        and 1 <= len(node.args) <= 3
+    ):
+        args = [integer(a, "range argument") for a in node.args]
+        if len(args) == 3 and args[2] == 0:
+            raise GenomeError(f"{where}: range step 0")
+        steps = range(*args)
+        if len(steps) > MAX_UNROLLED_CALLS:
+            raise GenomeError(f"{where}: loop of {len(steps)} steps is too long to unroll")
+        return [(value,) for value in steps]
+    raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
 
 
 # --- small AST helpers -----------------------------------------------------------------------

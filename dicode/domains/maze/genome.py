@@ -21,7 +21,6 @@ why.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -40,22 +39,19 @@ from dicode.domains.maze.grid import (
 )
 from dicode.teachers.genome_base import GenomeReading, read_with_fallback
 from dicode.teachers.level_source import (
+    BuilderGrammar,
+    BuildScope,
     GenomeError,
     SourceLines,
     Value,
     as_integer,
-    assign,
-    builder_arguments,
     clean_text,
-    evaluate,
     is_docstring,
     read_module,
+    run_block,
     write_module,
 )
 
-# The reader gives up on loops that would unroll into more builder calls or steps than this.
-MAX_UNROLLED_CALLS = 2000
-MAX_LOOP_STEPS = 10_000
 #: The target game's random walls (the fallback genome).
 DR_WALLS = 25
 
@@ -240,24 +236,13 @@ class _Trace:
     loop_steps: int = 0
 
 
-@dataclass
-class _Scope:
-    env: dict[str, Value]
-    level: str
-    rng: str
-
-    def check_target(self, name: str, where: str) -> None:
-        if name in (self.level, self.rng):
-            raise GenomeError(f"{where}: {name} is rebound")
-
-
 def _read_module(tree: ast.Module, source: SourceLines) -> Genome:
     module = read_module(tree, source)
     body = module.build.body
     if body and is_docstring(body[0]):
         body = body[1:]
     trace = _Trace()
-    _run_block(body, _Scope(dict(module.env), module.level, module.rng), trace)
+    run_block(body, BuildScope(dict(module.env), module.level, module.rng), trace, _GRAMMAR)
     level = trace.level
     walls = tuple((int(r), int(c)) for r, c in np.argwhere(level._walls))  # the replayed walls
     start = None if level._start is None else (
@@ -275,88 +260,7 @@ def _read_module(tree: ast.Module, source: SourceLines) -> Genome:
     return genome.normalized()
 
 
-def _run_block(body: list[ast.stmt], scope: _Scope, trace: _Trace) -> None:
-    for node in body:
-        where = f"line {node.lineno}"
-        if isinstance(node, ast.Pass) or is_docstring(node):
-            continue
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    scope.check_target(target.id, where)
-            assign(node, scope.env, where, scope.level, _BUILDER_CONSTANTS)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            _builder_call(node.value, scope, trace, where)
-        elif isinstance(node, ast.For) and not node.orelse:
-            names = _loop_targets(node.target, where)
-            for name in names:
-                scope.check_target(name, where)
-            for values in _iteration_values(node.iter, scope, where, len(names)):
-                trace.loop_steps += 1
-                if trace.loop_steps > MAX_LOOP_STEPS:
-                    raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
-                scope.env.update(zip(names, values, strict=True))
-                _run_block(node.body, scope, trace)
-        elif isinstance(node, ast.If):
-            test = evaluate(node.test, scope.env, where, scope.level, _BUILDER_CONSTANTS)
-            _run_block(node.body if test else node.orelse, scope, trace)
-        else:
-            raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
-
-
-def _loop_targets(target: ast.expr, where: str) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-        return [e.id for e in target.elts if isinstance(e, ast.Name)]
-    raise GenomeError(f"{where}: loop targets must be names")
-
-
-def _iteration_values(
-    node: ast.expr, scope: _Scope, where: str, arity: int
-) -> Iterable[tuple[int, ...]]:
-    env = scope.env
-
-    def integer(expr: ast.expr, what: str) -> int:
-        value = evaluate(expr, env, where, scope.level, _BUILDER_CONSTANTS)
-        return as_integer(value, what, where)
-
-    if isinstance(node, ast.Tuple | ast.List):
-        values: list[tuple[int, ...]] = []
-        for element in node.elts:
-            if arity == 1:
-                values.append((integer(element, "loop value"),))
-            elif isinstance(element, ast.Tuple) and len(element.elts) == arity:
-                values.append(tuple(integer(e, "loop value") for e in element.elts))
-            else:
-                raise GenomeError(f"{where}: loop values must be tuples of {arity} numbers")
-        return values
-    if (
-        arity == 1
-        and isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "range"
-        and "range" not in env
-        and not node.keywords
-        and 1 <= len(node.args) <= 3
-    ):
-        args = [integer(a, "range argument") for a in node.args]
-        if len(args) == 3 and args[2] == 0:
-            raise GenomeError(f"{where}: range step 0")
-        steps = range(*args)
-        if len(steps) > MAX_UNROLLED_CALLS:
-            raise GenomeError(f"{where}: loop of {len(steps)} steps is too long to unroll")
-        return [(value,) for value in steps]
-    raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
-
-
-def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
-    method, args = builder_arguments(
-        call, _SIGNATURES, scope.env, where, scope.level, _BUILDER_CONSTANTS
-    )
-    trace.calls += 1
-    if trace.calls > MAX_UNROLLED_CALLS:
-        raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")
+def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> None:
     if method == "random_walls":
         count = as_integer(args.get("count"), "count", where)
         if not 0 <= count <= MAX_RANDOM_WALLS:
@@ -376,3 +280,6 @@ def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> N
         raise GenomeError(f"{where}: {exc}") from None
     except TypeError as exc:  # a required argument is missing
         raise GenomeError(f"{where}: level.{method}: {exc}") from None
+
+
+_GRAMMAR = BuilderGrammar(_SIGNATURES, _BUILDER_CONSTANTS, _apply)

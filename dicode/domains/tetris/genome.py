@@ -6,9 +6,10 @@ here. The genome grammar covers ``build(level, rng)`` bodies made of the builder
 calls (``garbage``, ``well``, ``fill``, ``clear``, ``row``, ``column``, ``pieces``,
 ``sequence``, ``goal``) whose arguments are literals, names bound by simple constant assignments,
 or integer arithmetic on ``for`` loop variables over ``range(...)`` or literal tuples (the usual
-way to cut a column or fill a rectangle). Anything else — using ``rng``, ``if``/``while``,
-helper functions, reading the board back — is outside the grammar, and the reader then falls
-back to :func:`default_genome` (the standard game, keeping the level's docstring) and says why.
+way to cut a column or fill a rectangle); ``if`` statements whose test is a literal expression.
+Anything else — using ``rng``, ``while``, helper functions, reading the board back — is outside
+the grammar, and the reader then falls back to :func:`default_genome` (the standard game,
+keeping the level's docstring) and says why.
 
 ``write_level`` writes a genome as readable level code that follows the Tetris level contract:
 the docstring (the genome's description) comes first, then ``build(level, rng)`` made of the
@@ -20,7 +21,6 @@ Coordinates follow the project convention: row 0 is the bottom row, column 0 the
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from dicode.domains.tetris.builder import (
@@ -34,18 +34,17 @@ from dicode.domains.tetris.builder import (
 )
 from dicode.teachers.genome_base import GenomeReading, read_with_fallback
 from dicode.teachers.level_source import (
+    BuilderGrammar,
+    BuildScope,
     GenomeError,
     SourceLines,
     Value,
     as_integer,
-    assign,
-    builder_arguments,
     builder_call,
     clean_text,
-    evaluate,
-    is_docstring,
     read_build_body,
     read_module,
+    run_block,
     write_module,
 )
 
@@ -54,9 +53,6 @@ from dicode.teachers.level_source import (
 MAX_STACK_ROWS = BOARD_HEIGHT - SPAWN_ROWS
 MAX_HOLES = BOARD_WIDTH - 1
 MAX_WEIGHT = 1000.0
-# The reader gives up on loops that would unroll into more builder calls or steps than this.
-MAX_UNROLLED_CALLS = 2000
-MAX_LOOP_STEPS = 10_000
 
 Cell = tuple[int, int]  # (row, col)
 
@@ -336,24 +332,11 @@ class _Trace:
         self.stack, self.cell_edits = [], []
 
 
-@dataclass
-class _Scope:
-    """Names the reader knows while walking ``build``: constants and the builder's name."""
-
-    env: dict[str, Value]
-    level: str
-    rng: str = "rng"
-
-    def check_target(self, name: str, where: str) -> None:
-        if name in (self.level, self.rng):
-            raise GenomeError(f"{where}: {name} is rebound")
-
-
 def _read_module(tree: ast.Module, source: SourceLines) -> Genome:
     module = read_module(tree, source)
 
     def model(node: ast.stmt, env: dict[str, Value], trace: _Trace) -> None:
-        _run_block([node], _Scope(env, module.level, module.rng), trace)
+        run_block([node], BuildScope(env, module.level, module.rng), trace, _GRAMMAR)
 
     def lifted(node: ast.stmt) -> bool:
         call = builder_call(node, module.level)
@@ -394,75 +377,6 @@ def _genome_from_trace(trace: _Trace, docstring: str) -> Genome:
         goal_lines=trace.goal_lines,
         goal_pieces=trace.goal_pieces,
     )
-
-
-def _run_block(body: list[ast.stmt], scope: _Scope, trace: _Trace) -> None:
-    for node in body:
-        where = f"line {node.lineno}"
-        if isinstance(node, ast.Pass) or is_docstring(node):
-            continue
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    scope.check_target(target.id, where)
-            assign(node, scope.env, where, scope.level, _BUILDER_SIZES)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            _builder_call(node.value, scope, trace, where)
-        elif isinstance(node, ast.For) and not node.orelse and isinstance(node.target, ast.Name):
-            scope.check_target(node.target.id, where)
-            for value in _iteration_values(node.iter, scope, where):
-                trace.loop_steps += 1
-                if trace.loop_steps > MAX_LOOP_STEPS:
-                    raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
-                scope.env[node.target.id] = value
-                _run_block(node.body, scope, trace)
-        elif isinstance(node, ast.If):
-            test = _evaluate(node.test, scope.env, where, scope.level)
-            _run_block(node.body if test else node.orelse, scope, trace)
-        else:
-            raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
-
-
-def _iteration_values(node: ast.expr, scope: _Scope, where: str) -> Iterable[int]:
-    env = scope.env
-    if isinstance(node, ast.Tuple | ast.List):
-        return [
-            as_integer(_evaluate(e, env, where, scope.level), "loop value", where)
-            for e in node.elts
-        ]
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "range"
-        and "range" not in env
-        and not node.keywords
-        and 1 <= len(node.args) <= 3
-    ):
-        args = [
-            as_integer(_evaluate(a, env, where, scope.level), "range argument", where)
-            for a in node.args
-        ]
-        if len(args) == 3 and args[2] == 0:
-            raise GenomeError(f"{where}: range step 0")
-        values = range(*args)
-        if len(values) > MAX_UNROLLED_CALLS:
-            raise GenomeError(f"{where}: loop of {len(values)} steps is too long to unroll")
-        return values
-    raise GenomeError(f"{where}: loops must run over range(...) or a literal tuple")
-
-
-def _evaluate(node: ast.expr, env: dict[str, Value], where: str, level: str = "") -> Value:
-    return evaluate(node, env, where, level, _BUILDER_SIZES)
-
-
-def _builder_call(call: ast.Call, scope: _Scope, trace: _Trace, where: str) -> None:
-    method, args = builder_arguments(
-        call, _SIGNATURES, scope.env, where, scope.level, _BUILDER_SIZES
-    )
-    trace.calls += 1
-    if trace.calls > MAX_UNROLLED_CALLS:
-        raise GenomeError(f"{where}: more than {MAX_UNROLLED_CALLS} builder calls")
-    _apply(method, args, trace, where)
 
 
 def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> None:
@@ -518,3 +432,6 @@ def _apply(method: str, args: dict[str, Value], trace: _Trace, where: str) -> No
         trace.goal_pieces = (
             None if pieces_goal is None else as_integer(pieces_goal, "pieces", where)
         )
+
+
+_GRAMMAR = BuilderGrammar(_SIGNATURES, _BUILDER_SIZES, _apply)
