@@ -141,20 +141,25 @@ def _stack_room(g: Genome) -> int:
     return cap - g.stack_rows
 
 
-def add_garbage(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
+def _growth(g: Genome, rng: np.random.Generator, blocks: list[int]) -> tuple[int, int | None]:
+    """What a growing edit adds: 1 or 2 rows (as many as fit under the cap; 0 when none fit)
+    and which of ``blocks`` it grows (None: it starts a new block)."""
     room = _stack_room(g)
     if room <= 0:
+        return 0, None
+    return int(rng.integers(1, min(2, room) + 1)), _pick(blocks, rng)
+
+
+def add_garbage(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
+    rows, index = _growth(g, rng, _garbage_indices(g))
+    if not rows:
         return None
-    rows = int(rng.integers(1, min(2, room) + 1))
-    index = _pick(_garbage_indices(g), rng)
     if index is None:
         # A new block pushed last lies at the very bottom, under everything else.
         pushed = replace(g, stack=(*g.stack, GarbageBlock(rows, 1)))
         child = replace(pushed, filled=_shift(g.filled, rows), cleared=_shift(g.cleared, rows))
         return child, f"new bottom block of {rows} garbage row(s) with 1 hole each"
-    child = _resize_block(g, index, rows)
-    block = g.stack[index]
-    return child, f"garbage rows {block.rows} → {block.rows + rows} (block {index + 1})"
+    return _resized(g, index, rows, "garbage rows")
 
 
 def _shift(cells: tuple[Cell, ...], by: int) -> tuple[Cell, ...]:
@@ -163,13 +168,25 @@ def _shift(cells: tuple[Cell, ...], by: int) -> tuple[Cell, ...]:
 
 
 def remove_garbage(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    index = _pick(_garbage_indices(g), rng)
+    return _shrink(g, rng, _garbage_indices(g), "garbage rows")
+
+
+def _shrink(
+    g: Genome, rng: np.random.Generator, blocks: list[int], what: str
+) -> tuple[Genome, str] | None:
+    """1 or 2 rows fewer in one of ``blocks`` (a block left with none leaves the stack)."""
+    index = _pick(blocks, rng)
     if index is None:
         return None
+    rows = min(g.stack[index].rows, int(rng.integers(1, 3)))
+    return _resized(g, index, -rows, what)
+
+
+def _resized(g: Genome, index: int, delta: int, what: str) -> tuple[Genome, str]:
+    """`_resize_block` and its note: ``what`` (e.g. "well depth") before and after."""
     block = g.stack[index]
-    rows = min(block.rows, int(rng.integers(1, 3)))
-    child = _resize_block(g, index, -rows)
-    return child, f"garbage rows {block.rows} → {block.rows - rows} (block {index + 1})"
+    note = f"{what} {block.rows} → {block.rows + delta} (block {index + 1})"
+    return _resize_block(g, index, delta), note
 
 
 def _change_holes(g: Genome, rng: np.random.Generator, step: int) -> tuple[Genome, str] | None:
@@ -221,31 +238,21 @@ def move_holes(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None
 
 
 def deepen_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    room = _stack_room(g)
-    if room <= 0:
+    extra, index = _growth(g, rng, _well_indices(g))
+    if not extra:
         return None
-    extra = int(rng.integers(1, min(2, room) + 1))
-    index = _pick(_well_indices(g), rng)
     if index is None:
-        if room < 2:
+        if _stack_room(g) < 2:
             return None
         # Pushed first, so it ends on top of everything: an open well.
         column = int(rng.integers(BOARD_WIDTH))
         child = replace(g, stack=(Well(column, 2), *g.stack))
         return child, f"new 2-deep well in column {column} on top of the stack"
-    block = g.stack[index]
-    note = f"well depth {block.rows} → {block.rows + extra} (block {index + 1})"
-    return _resize_block(g, index, extra), note
+    return _resized(g, index, extra, "well depth")
 
 
 def shallow_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
-    index = _pick(_well_indices(g), rng)
-    if index is None:
-        return None
-    block = g.stack[index]
-    rows = min(block.rows, int(rng.integers(1, 3)))
-    note = f"well depth {block.rows} → {block.rows - rows} (block {index + 1})"
-    return _resize_block(g, index, -rows), note
+    return _shrink(g, rng, _well_indices(g), "well depth")
 
 
 def move_well(g: Genome, rng: np.random.Generator) -> tuple[Genome, str] | None:
