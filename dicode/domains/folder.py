@@ -4,8 +4,9 @@ A world's folder holds modules of fixed names and functions: ``builder`` (``buil
 ``prompt_facts``), ``level_checks`` (``check_pool``, ``impossible_goal``), ``render``
 (``pool_text``, ``pool_image``), ``skills`` (``describe_skills``, ``frontier_skills``),
 ``genome`` and ``genome_edits`` (the mutation teacher's genome), and ``seed_levels``
-(``SEED_LEVEL_NAMES``, ``seed_level_source``; a world that keeps its seeds otherwise overrides
-``seed_sources`` and ``target_source``).
+(``SEED_LEVEL_NAMES``, ``seed_level_source``: `packaged_seed_source` reads a seed kept as a
+module of that package; a world that keeps its seeds otherwise overrides ``seed_sources`` and
+``target_source``).
 `WorldFolder` hands each of those methods to the module of that name under the world's
 ``package``, so a world's ``domain.py`` keeps only what is its own. A module is imported when a
 method first needs it: ``render`` pulls in PIL, and looking a world up must stay cheap.
@@ -14,7 +15,7 @@ method first needs it: ``render`` pulls in PIL, and looking a world up must stay
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import import_module
+from importlib import import_module, resources
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,14 @@ if TYPE_CHECKING:
 
     from dicode.levels.bundle import LevelBundle
     from dicode.teachers.genome_base import GenomeCodec
+
+
+def packaged_seed_source(package: str, names: tuple[str, ...], name: str) -> str:
+    """The source text of seed level ``name`` (what the sandbox runs and the archive stores):
+    the module ``<name>.py`` of ``package``, one of the world's seed levels ``names``."""
+    if name not in names:
+        raise KeyError(f"unknown seed level {name!r} in {package}; known: {names}")
+    return resources.files(package).joinpath(f"{name}.py").read_text(encoding="utf-8")
 
 
 class WorldFolder:
