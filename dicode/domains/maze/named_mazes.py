@@ -21,7 +21,30 @@ from dicode.domains.maze.grid import SIZE, path_length
 #: Our direction name of each start arrow.
 ARROWS = {">": "east", "v": "south", "<": "west", "^": "north"}
 
-#: JaxUED's eight held-out mazes, in its reporting order.
+
+def mirrored(picture: str) -> str:
+    """The picture flipped left to right, its start arrow turned to match."""
+    turn = str.maketrans("<>", "><")
+    return "\n".join(row[::-1].translate(turn) for row in picture.split("\n"))
+
+
+_LABYRINTH = """
+.............
+.###########.
+.#.........#.
+.#.#######.#.
+.#.#.....#.#.
+.#.#.###.#.#.
+.#.#.#G#.#.#.
+.#.#.#.#.#.#.
+.#...#...#.#.
+.#########.#.
+.....#.....#.
+####.#.#####.
+>....#.......
+"""
+#: JaxUED's eight held-out mazes, in its reporting order (its LabyrinthFlipped is the
+#: Labyrinth mirrored left to right).
 PICTURES: dict[str, str] = {
     "SixteenRooms": """
 ...#..#..#...
@@ -53,36 +76,8 @@ PICTURES: dict[str, str] = {
 ......#....G.
 ...#..#..#...
 """,
-    "Labyrinth": """
-.............
-.###########.
-.#.........#.
-.#.#######.#.
-.#.#.....#.#.
-.#.#.###.#.#.
-.#.#.#G#.#.#.
-.#.#.#.#.#.#.
-.#...#...#.#.
-.#########.#.
-.....#.....#.
-####.#.#####.
->....#.......
-""",
-    "LabyrinthFlipped": """
-.............
-.###########.
-.#.........#.
-.#.#######.#.
-.#.#.....#.#.
-.#.#.###.#.#.
-.#.#.#G#.#.#.
-.#.#.#.#.#.#.
-.#.#...#...#.
-.#.#########.
-.#.....#.....
-.#####.#.####
-.......#....<
-""",
+    "Labyrinth": _LABYRINTH,
+    "LabyrinthFlipped": mirrored(_LABYRINTH),
     "Labyrinth2": """
 >#...........
 .#.#########.
