@@ -34,7 +34,7 @@ from archive_db import ArchiveRepository
 from archive_db.aggregates.feed import levels_changed, log_changes
 from archive_db.models import STATUS_LETTERS, Level
 from archive_db.records import content_hash
-from dicode.provenance import ROOT, write_figures
+from dicode.provenance import ROOT, load_averages, write_figures
 from tests.support.local_server import free_port
 
 TARGET_P95_MS = 50.0
@@ -221,8 +221,7 @@ def main() -> None:
             "warmup_per_case": args.warmup,
             "target_p95_ms": TARGET_P95_MS,
             "target_met": met,
-            "load_average_before": round(load_before, 2),
-            "load_average_after": round(os.getloadavg()[0], 2),
+            **load_averages(load_before),
             "backends": backends,
         },
     )

@@ -53,7 +53,7 @@ from archive_db import ArchiveRepository
 from archive_db.records import NewAttempt
 from benchmarks.api_listing import RUN, api_server, build_archive, postgres_schema
 from benchmarks.main_job import main_job
-from dicode.provenance import ROOT, write_figures
+from dicode.provenance import ROOT, load_averages, write_figures
 from tests.support.local_server import free_port
 
 ANCHOR_ROUTE = "levels page"
@@ -294,8 +294,7 @@ def main() -> None:
             "setup_insert_s": round(setup_s, 1),
             "anchor": f"p95 of '{ANCHOR_ROUTE}' <= {ANCHOR_P95_MS:.0f} ms in the readers phase",
             "anchor_met": met,
-            "load_average_before": round(load_before, 2),
-            "load_average_after": round(os.getloadavg()[0], 2),
+            **load_averages(load_before),
             **result,
         },
     )

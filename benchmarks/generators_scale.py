@@ -33,7 +33,7 @@ from archive_db.kinds import SEED_TEACHER
 from archive_db.records import LevelFilter
 from benchmarks.api_listing import DEFAULT_PG, postgres_schema
 from dicode import domains
-from dicode.provenance import ROOT, write_figures
+from dicode.provenance import ROOT, load_averages, write_figures
 from dicode.settings import RunSettings
 from services.generator.control import set_paused
 from services.generator.service import GENERATING
@@ -226,8 +226,7 @@ def main() -> None:
             "teacher": "mutation",
             "backend": "postgresql",
             "invariants_hold": sound,
-            "load_average_before": round(load_before, 2),
-            "load_average_after": round(os.getloadavg()[0], 2),
+            **load_averages(load_before),
             "runs": rows,
         },
     )

@@ -58,7 +58,7 @@ from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.llm.client import ENV_MODEL, ENV_URL
-from dicode.provenance import ROOT, write_figures
+from dicode.provenance import ROOT, load_averages, write_figures
 from dicode.settings import GeneratorSettings
 from dicode.teachers.llm_teacher import ENV_MAX_TOKENS
 from services.generator.service import Generator
@@ -359,8 +359,7 @@ def main() -> None:
             "anchor": f">= {ANCHOR_SHARE:.0%} of ideal at {ANCHOR_IN_FLIGHT} in flight "
             "where the sandbox is not the bound",
             "anchor_met": met,
-            "load_average_before": round(load_before, 2),
-            "load_average_after": round(os.getloadavg()[0], 2),
+            **load_averages(load_before),
             "rows": rows,
         },
     )
@@ -445,8 +444,7 @@ def main_vllm(args: argparse.Namespace) -> None:
             "warm_s": args.warm,
             "drain_cap_s": args.drain,
             "sandbox_ceiling_per_min": round(sandbox_per_min, 1),
-            "load_average_before": round(load_before, 2),
-            "load_average_after": round(os.getloadavg()[0], 2),
+            **load_averages(load_before),
             "rows": rows,
         },
     )

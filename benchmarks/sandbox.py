@@ -24,7 +24,7 @@ from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
 from dicode.levels.sandbox import bubblewrap_available
 from dicode.levels.verdict import Verdict
-from dicode.provenance import write_figures
+from dicode.provenance import load_averages, write_figures
 
 
 def main() -> None:
@@ -73,8 +73,7 @@ def main() -> None:
         "pool_size": args.pool_size,
         "bubblewrap": bubblewrap_available(),
         "cpus": os.cpu_count(),
-        "load_average_before": round(load_before, 2),
-        "load_average_after": round(os.getloadavg()[0], 2),
+        **load_averages(load_before),
         "warm_up_seconds_incl_compile": round(compile_seconds, 2),
         "warm_up_accepted": warm_up.accepted,
         "elapsed_seconds": round(elapsed, 2),

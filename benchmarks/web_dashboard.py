@@ -43,7 +43,7 @@ from archive_db.models import Evaluation, Event, GenerationAttempt, Level, Linea
 from archive_db.records import content_hash
 from benchmarks.api_listing import api_server
 from dicode.archive.status import learnability, status_letter
-from dicode.provenance import ROOT, write_figures
+from dicode.provenance import ROOT, load_averages, write_figures
 
 ANCHOR_S = 1.0
 RUN = "bench-web"
@@ -243,8 +243,7 @@ def main() -> None:
             "anchor_s": ANCHOR_S,
             "anchor_met": met,
             "backend": "sqlite",
-            "load_average_before": round(load_before, 2),
-            "load_average_after": round(os.getloadavg()[0], 2),
+            **load_averages(load_before),
             **result,
         },
     )

@@ -29,7 +29,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from benchmarks.main_job import main_job
 from benchmarks.web_dashboard import chromium
-from dicode.provenance import ROOT, write_figures
+from dicode.provenance import ROOT, load_averages, write_figures
 
 ANCHOR_S = 180.0
 SHOTS = ROOT / "docs" / "figures" / "web"
@@ -140,7 +140,7 @@ def main() -> None:
             "command": "dicode run --profile quick (what make run runs), pages opened from /",
             "anchor_s": ANCHOR_S,
             "met": met,
-            "load_average_before": round(load_before, 2),
+            **load_averages(load_before),
             **result,
         },
     )

@@ -59,6 +59,15 @@ def provenance() -> dict[str, Any]:
     }
 
 
+def load_averages(before: float) -> dict[str, float]:
+    """The machine's 1-minute load average when a measurement began (``before``, from
+    ``os.getloadavg()[0]``) and now: figures taken on a busy machine say so."""
+    return {
+        "load_average_before": round(before, 2),
+        "load_average_after": round(os.getloadavg()[0], 2),
+    }
+
+
 def write_figures(name: str, payload: dict[str, Any]) -> Path:
     """Write ``docs/figures/<name>.json``: the payload plus this process's provenance."""
     FIGURES.mkdir(parents=True, exist_ok=True)
