@@ -48,6 +48,15 @@ def stored_settings(config: dict[str, Any]) -> RunSettings:
     return RunSettings.from_dict(config, domains.get(config["domain"]))
 
 
+def parse_with_db(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``parser``'s arguments (it has ``--db``); a usage error (exit 2) when no archive URL came
+    by ``--db`` or ``DICODE_DB_URL``."""
+    args = parser.parse_args(argv)
+    if not args.db:
+        parser.error("--db (or DICODE_DB_URL) is required")
+    return args
+
+
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The options every service process opens its run with (each also read from the
     environment, as docker compose sets them): ``--db``, ``--run``, ``--profile``, ``--domain``."""

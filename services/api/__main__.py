@@ -8,6 +8,7 @@ import os
 import uvicorn
 
 from services.api.app import create_app
+from services.runs import parse_with_db
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -18,9 +19,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
-    args = parser.parse_args(argv)
-    if not args.db:
-        parser.error("--db (or DICODE_DB_URL) is required")
+    args = parse_with_db(parser, argv)
     app = create_app(args.db, api_token=os.environ.get("DICODE_API_TOKEN") or None)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
 

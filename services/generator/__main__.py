@@ -15,7 +15,7 @@ import signal
 from archive_db import ArchiveRepository
 from services.generator.service import Generator
 from services.heartbeat import beat
-from services.runs import add_run_arguments, open_service_run
+from services.runs import add_run_arguments, open_service_run, parse_with_db
 
 HEARTBEAT = "/tmp/dicode-generator.heartbeat"
 
@@ -29,9 +29,7 @@ def main(argv: list[str] | None = None) -> None:
         help="override the profile's teacher (mutation, llm)",
     )
     parser.add_argument("--max-attempts", type=int, default=None)
-    args = parser.parse_args(argv)
-    if not args.db:
-        parser.error("--db (or DICODE_DB_URL) is required")
+    args = parse_with_db(parser, argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s generator %(message)s")
     repo = ArchiveRepository.open(args.db)
     run, settings = open_service_run(

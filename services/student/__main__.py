@@ -23,7 +23,7 @@ from archive_db import ArchiveRepository
 from services.generator.actor import GeneratorActor
 from services.heartbeat import touch
 from services.placement import ENV, Placement, place
-from services.runs import add_run_arguments, open_service_run
+from services.runs import add_run_arguments, open_service_run, parse_with_db
 from services.student.actors import EvaluatorActor, StudentActor
 
 HEARTBEAT = "/tmp/dicode-student.heartbeat"
@@ -59,9 +59,7 @@ def main(argv: list[str] | None = None) -> None:
         default=int(os.environ.get("DICODE_GENERATORS", "0")),
         help="generator actors to start on the cluster (0: generators are their own processes)",
     )
-    args = parser.parse_args(argv)
-    if not args.db:
-        parser.error("--db (or DICODE_DB_URL) is required")
+    args = parse_with_db(parser, argv)
     try:
         placement = Placement.parse(args.placement)
     except ValueError as error:
