@@ -61,9 +61,16 @@ class Experiment:
     ablations: tuple[Ablation, ...] = ()  # paired comparisons (same seeds), one part each
 
 
-def _iterations(steps: int, batch_size: int) -> int:
-    """Iterations per session so that a run has about ``SESSIONS`` sessions."""
-    return max(1, math.ceil(steps / batch_size / SESSIONS))
+def _student(
+    ppo: PPOConfig | MazePPOConfig | CraftaxPPOConfig,
+    steps: int,
+    target_fraction: float = CurriculumConfig.target_fraction,
+) -> StudentSettings:
+    """``ppo``'s student for a run of ``steps`` env steps in about ``SESSIONS`` sessions, the
+    target game on ``target_fraction`` of the slots."""
+    curriculum = CurriculumConfig(target_fraction=target_fraction)
+    iterations = max(1, math.ceil(steps / ppo.batch_size / SESSIONS))
+    return StudentSettings(ppo, curriculum=curriculum, iterations_per_session=iterations)
 
 
 def _variants(base: MethodConfig, shares: dict[str, float]) -> dict[str, Variant]:
@@ -95,9 +102,7 @@ TETRIS_GAMES = 50
 _TETRIS_PPO = PPOConfig(num_slots=5, envs_per_slot=13, pool_size=8).annealed_over(TETRIS_STEPS)
 _TETRIS = MethodConfig(
     domain="tetris",
-    student=StudentSettings(
-        _TETRIS_PPO, iterations_per_session=_iterations(TETRIS_STEPS, _TETRIS_PPO.batch_size)
-    ),
+    student=_student(_TETRIS_PPO, TETRIS_STEPS),
     # 50 games: the per-game spread (100–140 lines) over 20 games left 25–30 lines of standard
     # error per evaluation. Cost, from the 20-game records: a curriculum run spent a median 48 s
     # outside training (11 evaluations, compiles, setup), so 2.5× the games adds ≤ 72 s to a
@@ -191,10 +196,7 @@ TETRIS_TARGET_STEPS = 8_000_000
 _TETRIS_LONG_PPO = _TETRIS_PPO.annealed_over(TETRIS_TARGET_STEPS)
 _TETRIS_LONG = replace(
     _TETRIS,
-    student=StudentSettings(
-        _TETRIS_LONG_PPO,
-        iterations_per_session=_iterations(TETRIS_TARGET_STEPS, _TETRIS_LONG_PPO.batch_size),
-    ),
+    student=_student(_TETRIS_LONG_PPO, TETRIS_TARGET_STEPS),
     eval_points=7,
 )
 _TETRIS_TARGET_ARMS = {
@@ -220,11 +222,7 @@ _CRAFTAX_TARGET_PPO = CraftaxPPOConfig(
 _CRAFTAX_PPO = replace(_CRAFTAX_TARGET_PPO, num_slots=4, envs_per_slot=16)
 _CRAFTAX = MethodConfig(
     domain="craftax",
-    student=StudentSettings(
-        _CRAFTAX_PPO,
-        curriculum=CurriculumConfig(target_fraction=0.2),
-        iterations_per_session=_iterations(CRAFTAX_STEPS, _CRAFTAX_PPO.batch_size),
-    ),
+    student=_student(_CRAFTAX_PPO, CRAFTAX_STEPS, target_fraction=0.2),
     evaluator=EvaluatorSettings(games=64, max_steps=10_000),
     # 20 active levels for 3 level slots: about DiCode's 100 for 15.
     archive=ArchiveConfig(active_capacity=20),
@@ -260,11 +258,7 @@ MAZE_STEPS = 2_000_000
 _MAZE_PPO = MazePPOConfig(num_slots=4, envs_per_slot=16, pool_size=32, num_steps=128, seed=0)
 _MAZE = MethodConfig(
     domain="maze",
-    student=StudentSettings(
-        _MAZE_PPO,
-        curriculum=CurriculumConfig(target_fraction=0.25),
-        iterations_per_session=_iterations(MAZE_STEPS, _MAZE_PPO.batch_size),
-    ),
+    student=_student(_MAZE_PPO, MAZE_STEPS, target_fraction=0.25),
     evaluator=EvaluatorSettings(games=8, max_steps=250),
     generator=GeneratorSettings(pool_size=8),
     archive=ArchiveConfig(active_capacity=27),
@@ -308,17 +302,11 @@ def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]
         eval_points=10,
         ued=UEDConfig(),  # JaxUED's defaults: MaxMC, replay 0.8, staleness 0.3, temperature 0.3
     )
-    dicode = MethodConfig(
-        domain="maze",
-        student=StudentSettings(
-            slot_ppo,
-            curriculum=CurriculumConfig(target_fraction=0.25),
-            iterations_per_session=_iterations(MAZE_UED_STEPS, slot_ppo.batch_size),
-        ),
+    # The maze curriculum's DiCode arm (target share, pool, archive, attempts) on this batch.
+    dicode = replace(
+        _MAZE,
+        student=_student(slot_ppo, MAZE_UED_STEPS, target_fraction=0.25),
         evaluator=_UED_EVAL,
-        generator=GeneratorSettings(pool_size=8),
-        archive=ArchiveConfig(active_capacity=27),
-        levels_per_session=3,
         eval_points=10,
     )
     return {
