@@ -4,8 +4,8 @@ Level code is untrusted, so genomes read it with :mod:`ast` only. This module ho
 needs regardless of the domain: a literal evaluator (constants, known names, integer
 arithmetic), the module-level reading (kept imports and helpers, the ``build(level, rng)``
 function), ``build``'s statements as a small literal program over a world's builder calls
-(`run_block`), the set-up code policy (statements a genome does not model are kept verbatim when
-that is safe), source segments, and a docstring literal that reads back verbatim.
+(`BuilderGrammar.run`), the set-up code policy (statements a genome does not model are kept
+verbatim when that is safe), source segments, and a docstring literal that reads back verbatim.
 """
 
 from __future__ import annotations
@@ -418,9 +418,18 @@ class BuilderGrammar(Generic[C]):
     constants: Mapping[str, Value]
     apply: Callable[[str, dict[str, Value], C, str], None]  # (method, args, trace, where)
 
+    def run(
+        self, body: list[ast.stmt], env: dict[str, Value], level: str, rng: str, trace: C
+    ) -> None:
+        """Model ``body`` on ``trace``: constant assignments (into ``env``), the builder's calls
+        (`builder_arguments`, then ``apply``), ``if`` on a literal test, ``for`` over
+        ``range(...)`` or a literal tuple (unrolled within the budget above); anything else is a
+        :class:`GenomeError`. ``level`` and ``rng`` are ``build``'s names for its arguments."""
+        _run_block(body, _BuildScope(env, level, rng), trace, self)
+
 
 @dataclass
-class BuildScope:
+class _BuildScope:
     """Names the reader knows while walking ``build``: constants, the builder's and the random
     generator's names."""
 
@@ -433,12 +442,9 @@ class BuildScope:
             raise GenomeError(f"{where}: {name} is rebound")
 
 
-def run_block(
-    body: list[ast.stmt], scope: BuildScope, trace: C, grammar: BuilderGrammar[C]
+def _run_block(
+    body: list[ast.stmt], scope: _BuildScope, trace: C, grammar: BuilderGrammar[C]
 ) -> None:
-    """Model ``body`` on ``trace``: constant assignments, the builder's calls (`builder_arguments`,
-    then ``grammar.apply``), ``if`` on a literal test, ``for`` over ``range(...)`` or a literal
-    tuple (unrolled within the budget above); anything else is a :class:`GenomeError`."""
     for node in body:
         where = f"line {node.lineno}"
         if isinstance(node, ast.Pass) or is_docstring(node):
@@ -465,10 +471,10 @@ def run_block(
                 if trace.loop_steps > MAX_LOOP_STEPS:
                     raise GenomeError(f"{where}: loops run more than {MAX_LOOP_STEPS} steps")
                 scope.env.update(zip(names, values, strict=True))
-                run_block(node.body, scope, trace, grammar)
+                _run_block(node.body, scope, trace, grammar)
         elif isinstance(node, ast.If):
             test = evaluate(node.test, scope.env, where, scope.level, grammar.constants)
-            run_block(node.body if test else node.orelse, scope, trace, grammar)
+            _run_block(node.body if test else node.orelse, scope, trace, grammar)
         else:
             raise GenomeError(f"{where}: {type(node).__name__} is outside the genome grammar")
 
@@ -482,7 +488,7 @@ def _loop_targets(target: ast.expr, where: str) -> list[str]:
 
 
 def _iteration_values(
-    node: ast.expr, scope: BuildScope, constants: Mapping[str, Value], where: str, arity: int
+    node: ast.expr, scope: _BuildScope, constants: Mapping[str, Value], where: str, arity: int
 ) -> Iterable[tuple[int, ...]]:
     env = scope.env
 

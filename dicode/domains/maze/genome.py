@@ -40,7 +40,6 @@ from dicode.domains.maze.grid import (
 from dicode.teachers.genome_base import GenomeReading, read_with_fallback
 from dicode.teachers.level_source import (
     BuilderGrammar,
-    BuildScope,
     GenomeError,
     SourceLines,
     Value,
@@ -48,7 +47,6 @@ from dicode.teachers.level_source import (
     clean_text,
     is_docstring,
     read_module,
-    run_block,
     write_module,
 )
 
@@ -242,7 +240,7 @@ def _read_module(tree: ast.Module, source: SourceLines) -> Genome:
     if body and is_docstring(body[0]):
         body = body[1:]
     trace = _Trace()
-    run_block(body, BuildScope(dict(module.env), module.level, module.rng), trace, _GRAMMAR)
+    _GRAMMAR.run(body, dict(module.env), module.level, module.rng, trace)
     level = trace.level
     walls = tuple((int(r), int(c)) for r, c in np.argwhere(level._walls))  # the replayed walls
     start = None if level._start is None else (

@@ -35,7 +35,6 @@ from dicode.domains.tetris.builder import (
 from dicode.teachers.genome_base import GenomeReading, read_with_fallback
 from dicode.teachers.level_source import (
     BuilderGrammar,
-    BuildScope,
     GenomeError,
     SourceLines,
     Value,
@@ -44,7 +43,6 @@ from dicode.teachers.level_source import (
     clean_text,
     read_build_body,
     read_module,
-    run_block,
     write_module,
 )
 
@@ -336,7 +334,7 @@ def _read_module(tree: ast.Module, source: SourceLines) -> Genome:
     module = read_module(tree, source)
 
     def model(node: ast.stmt, env: dict[str, Value], trace: _Trace) -> None:
-        run_block([node], BuildScope(env, module.level, module.rng), trace, _GRAMMAR)
+        _GRAMMAR.run([node], env, module.level, module.rng, trace)
 
     def lifted(node: ast.stmt) -> bool:
         call = builder_call(node, module.level)

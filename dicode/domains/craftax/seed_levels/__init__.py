@@ -3,6 +3,8 @@ edits a standard world through ``dicode.domains.craftax.builder.CraftaxLevel``."
 
 from __future__ import annotations
 
+from functools import partial
+
 from dicode.domains.folder import packaged_seed_source
 
 SEED_LEVEL_NAMES: tuple[str, ...] = (
@@ -15,7 +17,5 @@ SEED_LEVEL_NAMES: tuple[str, ...] = (
     "target_game",
 )
 
-
-def seed_level_source(name: str) -> str:
-    """The source text of a seed level (what the sandbox runs and the archive stores)."""
-    return packaged_seed_source(__name__, SEED_LEVEL_NAMES, name)
+#: The source text of a seed level (what the sandbox runs and the archive stores).
+seed_level_source = partial(packaged_seed_source, __name__, SEED_LEVEL_NAMES)
