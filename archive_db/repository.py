@@ -29,7 +29,7 @@ from archive_db.aggregates.stats import Statistics
 from archive_db.aggregates.timeline import Timelines
 from archive_db.engine import create_archive_engine
 from archive_db.migrate import upgrade_engine
-from archive_db.records import InsertedLevel, LevelFilter, LevelInfo, NewLevel, RunInfo
+from archive_db.records import LevelFilter, LevelInfo
 from archive_db.sessions import Sessions
 
 
@@ -73,11 +73,3 @@ class ArchiveRepository:
         """`TrainingStore.list_levels`: the run's levels, by id; ``sampled=False`` lists those
         never drawn for training yet (other filters: ``repo.levels.listing``)."""
         return self.levels.listing(run_id, LevelFilter(sampled=sampled))
-
-    # `dicode teach` (services/teach_cli.py, being reshaped with the CLI) still calls these two;
-    # they go once it calls ``repo.runs.open`` and ``repo.levels.insert``.
-    def open_run(self, name: str, *, domain: str, seed: int) -> RunInfo:
-        return self.runs.open(name, domain=domain, seed=seed)
-
-    def insert_level(self, run_id: int, level: NewLevel) -> InsertedLevel:
-        return self.levels.insert(run_id, level)

@@ -141,9 +141,9 @@ def record_in_archive(
 
     repository = ArchiveRepository.open(db_url)
     try:
-        run = repository.open_run(run_name, domain=domain, seed=seed)
+        run = repository.runs.open(run_name, domain=domain, seed=seed)
         source = parent_path.read_text(encoding="utf-8")
-        parent = repository.insert_level(
+        parent = repository.levels.insert(
             run.id,
             NewLevel(
                 domain=domain,
