@@ -8,24 +8,38 @@ A world's folder holds modules of fixed names and functions: ``builder`` (``buil
 module of that package; a world that keeps its seeds otherwise overrides ``seed_sources`` and
 ``target_source``).
 `WorldFolder` hands each of those methods to the module of that name under the world's
-``package``, so a world's ``domain.py`` keeps only what is its own. A module is imported when a
-method first needs it: ``render`` pulls in PIL, and looking a world up must stay cheap.
+``package``, so a world's ``domain.py`` keeps only what is its own. It also answers
+``profiles`` and ``ppo_config`` from the class's ``run_profiles`` and ``ppo_class``,
+``make_trainer`` and ``make_target_protocol`` from the world's `student_classes`, and, for
+levels built from scratch, ``base_worlds`` (None) and ``rules_of`` (no rules). A module is
+imported when a method first needs it: ``render`` pulls in PIL, and looking a world up must stay
+cheap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import import_module, resources
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from dicode.levels.world import Pool
+from dicode.settings import config_from
 
 if TYPE_CHECKING:
     from PIL import Image
 
+    from dicode.domains.base import TargetProtocol
     from dicode.levels.bundle import LevelBundle
+    from dicode.settings import EvaluatorSettings, RunSettings, StudentSettings
+    from dicode.student.loop import SlotTrainer
     from dicode.teachers.genome_base import GenomeCodec
+
+# A world's slot trainer and target protocol classes, each made from (its PPO config, the
+# evaluation's games, its step cap).
+StudentClasses = tuple[
+    Callable[[Any, int, int], "SlotTrainer"], Callable[[Any, int, int], "TargetProtocol"]
+]
 
 
 def packaged_seed_source(package: str, names: tuple[str, ...], name: str) -> str:
@@ -41,6 +55,8 @@ class WorldFolder:
 
     package: str  # e.g. "dicode.domains.maze"
     genome_fallback: str  # what a child of a parent outside the genome grammar starts from
+    ppo_class: type[Any]  # the world's student configuration (`ppo_config` reads into it)
+    run_profiles: Mapping[str, RunSettings]  # the named run presets (`profiles`)
 
     def _module(self, name: str) -> ModuleType:
         return import_module(f"{self.package}.{name}")
@@ -84,3 +100,32 @@ class WorldFolder:
 
     def target_source(self) -> str:
         return self._module("seed_levels").seed_level_source("target_game")
+
+    # --- levels built from scratch unless a world overrides these -------------------------------
+
+    def base_worlds(self, seed: int, count: int) -> Pool | None:
+        return None
+
+    def rules_of(self, pool: Pool) -> dict[str, float]:
+        return {}
+
+    # --- the student -----------------------------------------------------------------------------
+
+    def profiles(self) -> Mapping[str, RunSettings]:
+        return self.run_profiles
+
+    def ppo_config(self, values: Mapping[str, Any]) -> Any:
+        return config_from(self.ppo_class, dict(values))
+
+    def student_classes(self) -> StudentClasses:
+        """The world's slot trainer and target protocol classes; a world imports them here,
+        when called (they pull in JAX)."""
+        raise NotImplementedError(f"{type(self).__name__} names no student classes")
+
+    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
+        return self.student_classes()[0](student.ppo, evaluator.games, evaluator.max_steps)
+
+    def make_target_protocol(
+        self, student: StudentSettings, evaluator: EvaluatorSettings
+    ) -> TargetProtocol:
+        return self.student_classes()[1](student.ppo, evaluator.games, evaluator.max_steps)

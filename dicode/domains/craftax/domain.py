@@ -8,29 +8,26 @@ Craftax-Symbolic game, scored in % of the maximum return (docs/craftax.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
-from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
+from dicode.domains.base import Pool, RolloutEvaluator
 from dicode.domains.craftax import level_checks
 from dicode.domains.craftax.builder import BUILDER_VERSION
 from dicode.domains.craftax.student.config import EVAL_ENVS, EVAL_MAX_STEPS, CraftaxPPOConfig
-from dicode.domains.folder import WorldFolder
+from dicode.domains.folder import StudentClasses, WorldFolder
 from dicode.levels.sandbox import SandboxLimits
 from dicode.settings import (
     EvaluatorSettings,
     GeneratorSettings,
     RunSettings,
     StudentSettings,
-    config_from,
 )
 from dicode.student.curriculum import CurriculumConfig
 
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
-    from dicode.student.loop import SlotTrainer
 
 # Craftax on 2 CPU cores, to check the whole loop: 4 slots (the target + 3 levels, so the 7 seed
 # levels are trained within 3 sessions and generated ones soon after) x 4 envs, a narrow GRU,
@@ -87,6 +84,8 @@ class CraftaxDomain(WorldFolder):
     target_metrics = ("percent_of_max", "mean_return")
     headline_label = "target % of max"
     target_evaluation = EvaluatorSettings(games=EVAL_ENVS, max_steps=EVAL_MAX_STEPS)
+    ppo_class = CraftaxPPOConfig
+    run_profiles = _PROFILES
 
     def base_worlds(self, seed: int, count: int) -> Pool | None:
         from dicode.domains.craftax.state_codec import generate_base_worlds  # JAX, parent only
@@ -101,27 +100,13 @@ class CraftaxDomain(WorldFolder):
 
         return CraftaxRollouts(steps=steps)
 
-    def profiles(self) -> Mapping[str, RunSettings]:
-        return _PROFILES
-
-    def ppo_config(self, values: Mapping[str, Any]) -> CraftaxPPOConfig:
-        config: CraftaxPPOConfig = config_from(CraftaxPPOConfig, dict(values))
-        return config
-
-    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
-        from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer
-
-        return CraftaxSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
-
     def decode_pool(self, bundle: LevelBundle) -> Any:
         return level_checks.pool_to_bundle(bundle.pool)  # re-checked: stored data is data
 
-    def make_target_protocol(
-        self, student: StudentSettings, evaluator: EvaluatorSettings
-    ) -> TargetProtocol:
-        from dicode.domains.craftax.student.trainer import CraftaxTargetProtocol
+    def student_classes(self) -> StudentClasses:
+        from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer, CraftaxTargetProtocol
 
-        return CraftaxTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+        return CraftaxSlotTrainer, CraftaxTargetProtocol
 
 
 DOMAIN = CraftaxDomain()

@@ -10,12 +10,11 @@ methods that need it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
-from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
-from dicode.domains.folder import WorldFolder
+from dicode.domains.base import RolloutEvaluator
+from dicode.domains.folder import StudentClasses, WorldFolder
 from dicode.domains.maze import level_checks
 from dicode.domains.maze.builder import BUILDER_VERSION
 from dicode.domains.maze.grid import MAX_STEPS
@@ -25,13 +24,11 @@ from dicode.settings import (
     GeneratorSettings,
     RunSettings,
     StudentSettings,
-    config_from,
 )
 from dicode.student.curriculum import CurriculumConfig
 
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
-    from dicode.student.loop import SlotTrainer
 
 # The whole loop on 2 CPU cores: 4 slots (the target + 3 levels, so the 10 seed levels are
 # trained within 4 sessions and generated ones soon after) x 32 envs x 64 steps, a small
@@ -105,39 +102,21 @@ class MazeDomain(WorldFolder):
     target_metrics = ("solve_rate", "mean_return")
     headline_label = "held-out solve rate"
     target_evaluation = EvaluatorSettings(games=EVAL_EPISODES, max_steps=MAX_STEPS)
-
-    def base_worlds(self, seed: int, count: int) -> Pool | None:
-        return None  # maze levels build from an empty grid
-
-    def rules_of(self, pool: Pool) -> dict[str, float]:
-        return {}
+    ppo_class = MazePPOConfig
+    run_profiles = _PROFILES
 
     def make_rollouts(self, steps: int) -> RolloutEvaluator:
         from dicode.domains.maze.rollouts import MazeRollouts
 
         return MazeRollouts(steps=steps)
 
-    def profiles(self) -> Mapping[str, RunSettings]:
-        return _PROFILES
-
-    def ppo_config(self, values: Mapping[str, Any]) -> MazePPOConfig:
-        config: MazePPOConfig = config_from(MazePPOConfig, dict(values))
-        return config
-
-    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
-        from dicode.domains.maze.student.trainer import MazeSlotTrainer
-
-        return MazeSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
-
     def decode_pool(self, bundle: LevelBundle) -> Any:
         return level_checks.decode(bundle.pool)  # re-checked: stored data is data
 
-    def make_target_protocol(
-        self, student: StudentSettings, evaluator: EvaluatorSettings
-    ) -> TargetProtocol:
-        from dicode.domains.maze.student.trainer import MazeTargetProtocol
+    def student_classes(self) -> StudentClasses:
+        from dicode.domains.maze.student.trainer import MazeSlotTrainer, MazeTargetProtocol
 
-        return MazeTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+        return MazeSlotTrainer, MazeTargetProtocol
 
 
 DOMAIN = MazeDomain()

@@ -7,12 +7,11 @@ sequence, a goal of lines within N pieces or survival); the student scores after
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from dicode.archive.config import ArchiveConfig
-from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
-from dicode.domains.folder import WorldFolder
+from dicode.domains.base import RolloutEvaluator
+from dicode.domains.folder import StudentClasses, WorldFolder
 from dicode.domains.tetris import level_checks
 from dicode.domains.tetris.builder import BUILDER_VERSION
 from dicode.domains.tetris.seeds import TARGET_LEVEL_FILE, seed_level_sources
@@ -22,12 +21,10 @@ from dicode.settings import (
     GeneratorSettings,
     RunSettings,
     StudentSettings,
-    config_from,
 )
 
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
-    from dicode.student.loop import SlotTrainer
 
 # A student small enough for 2 CPU cores: 5 slots (1 target + 4 levels) x 16 environments.
 _QUICK_PPO = PPOConfig(
@@ -66,6 +63,8 @@ class TetrisDomain(WorldFolder):
     target_metrics = ("mean_lines", "mean_pieces")
     headline_label = "target lines"
     target_evaluation = EvaluatorSettings(games=20, max_steps=1_000)  # docs/evaluation.md
+    ppo_class = PPOConfig
+    run_profiles = _PROFILES
 
     def seed_sources(self) -> dict[str, str]:
         return seed_level_sources()
@@ -73,28 +72,10 @@ class TetrisDomain(WorldFolder):
     def target_source(self) -> str:
         return TARGET_LEVEL_FILE.read_text(encoding="utf-8")
 
-    def base_worlds(self, seed: int, count: int) -> Pool | None:
-        return None  # Tetris levels build their boards from scratch
-
-    def rules_of(self, pool: Pool) -> dict[str, float]:
-        return {}
-
     def make_rollouts(self, steps: int) -> RolloutEvaluator:
         from dicode.domains.tetris.rollouts import TetrisRollouts
 
         return TetrisRollouts(steps=steps)
-
-    def profiles(self) -> Mapping[str, RunSettings]:
-        return _PROFILES
-
-    def ppo_config(self, values: Mapping[str, Any]) -> PPOConfig:
-        config: PPOConfig = config_from(PPOConfig, dict(values))
-        return config
-
-    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
-        from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
-
-        return TetrisSlotTrainer(student.ppo, evaluator.games, evaluator.max_steps)
 
     def decode_pool(self, bundle: LevelBundle) -> Any:
         import jax.numpy as jnp
@@ -107,12 +88,10 @@ class TetrisDomain(WorldFolder):
             raise ValueError(f"the level's pool lacks {sorted(missing)}")
         return TetrisLevel(**{name: jnp.asarray(bundle.pool[name]) for name in names})
 
-    def make_target_protocol(
-        self, student: StudentSettings, evaluator: EvaluatorSettings
-    ) -> TargetProtocol:
-        from dicode.domains.tetris.student.trainer import TetrisTargetProtocol
+    def student_classes(self) -> StudentClasses:
+        from dicode.domains.tetris.student.trainer import TetrisSlotTrainer, TetrisTargetProtocol
 
-        return TetrisTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+        return TetrisSlotTrainer, TetrisTargetProtocol
 
 
 DOMAIN = TetrisDomain()
