@@ -24,7 +24,7 @@ from dicode.student.loop import StudentLoop
 from dicode.teachers.base import MutationInstruction
 from tests.levels.helpers import require_bubblewrap
 from tests.support.student_cli import check_train_then_eval
-from tests.worlds.corridor.student import CorridorConfig
+from tests.worlds.corridor.config import CorridorConfig
 
 TINY = CorridorConfig(num_slots=2, envs_per_slot=4, pool_size=4, num_steps=16)
 PROTOCOL = EvaluatorSettings(games=8, max_steps=32)

@@ -17,6 +17,7 @@ from dicode.domains.folder import WorldFolder
 from dicode.settings import EvaluatorSettings, RunSettings, StudentSettings, config_from
 from tests.worlds.corridor import level_checks
 from tests.worlds.corridor.builder import BUILDER_VERSION
+from tests.worlds.corridor.config import CorridorConfig
 
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
@@ -51,10 +52,9 @@ class CorridorDomain(WorldFolder):
     def profiles(self) -> Mapping[str, RunSettings]:
         return {}  # no run presets: `dicode run` needs one, `dicode train` does not
 
-    def ppo_config(self, values: Mapping[str, Any]) -> Any:
-        from tests.worlds.corridor.student import CorridorConfig
-
-        return config_from(CorridorConfig, dict(values))
+    def ppo_config(self, values: Mapping[str, Any]) -> CorridorConfig:
+        config: CorridorConfig = config_from(CorridorConfig, dict(values))
+        return config
 
     def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
         from tests.worlds.corridor.student import CorridorTrainer

@@ -1,5 +1,6 @@
 """The corridor's student: its plug-ins of the one PPO, its trainer and its target protocol.
 
+- the configuration is ``config.CorridorConfig`` (no JAX: a stored run reads it back cheaply);
 - :class:`CorridorSlotWorld` (``dicode.student.ppo.SlotWorld``): the engine on S slots × E
   envs, each env (re)starting on a uniformly drawn instance of its slot's pool;
 - :class:`FeedForward` (``dicode.student.ppo.Policy``): a small MLP actor-critic;
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,41 +28,16 @@ import numpy as np
 from dicode.environment import draw_entries, slot_params, where_env
 from dicode.student.bonus import BonusConfig
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
-from dicode.student.layout import LayoutTrainer, SlotLayout
+from dicode.student.layout import LayoutTrainer
 from dicode.student.ppo import EpisodeEnd, Keys, RunnerState, SlotPPO, Step
 from dicode.student.tally import EpisodeTally, slot_tallies
 from tests.worlds.corridor import engine, skills
 from tests.worlds.corridor.builder import make_builder
+from tests.worlds.corridor.config import CorridorConfig
 
 #: The bonus in the corridor's units: a solve pays 1, so d = 1 (``dicode.student.bonus``).
 BONUS = BonusConfig(floor=1.0, scale=2.0, least=0.1)
 EVAL_SEED = 1_000_003  # the evaluation's corridors, apart from the training seeds
-
-
-@dataclass(frozen=True)
-class CorridorConfig(SlotLayout):
-    """The compiled student's settings (frozen: it keys the compile cache)."""
-
-    num_slots: int = 2  # S: the target game and one level
-    envs_per_slot: int = 8  # E
-    # K: instances per slot. The target's 64 corridors (of 240 start/goal pairs) generalise:
-    # `dicode train --steps 60000` solves 0.84 of the protocol's corridors; with 8 the student
-    # learned its 8 by heart (return 1.0) and solved 0.44.
-    pool_size: int = 64
-    num_steps: int = 32  # T: steps per env per iteration
-    gamma: float = 0.95
-    gae_lambda: float = 0.9
-    learning_rate: float = 3e-3
-    anneal_lr: bool = False
-    num_iterations: int = 100  # the schedule's length when annealing
-    update_epochs: int = 2
-    num_minibatches: int = 2
-    clip_eps: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    hidden_size: int = 32
-    seed: int = 0
 
 
 def target_pool(seed: int, count: int) -> dict[str, np.ndarray]:
