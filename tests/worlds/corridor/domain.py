@@ -2,26 +2,27 @@
 
 ``WorldFolder`` answers the methods that hand over to this folder's modules of fixed names
 (``builder``, ``level_checks``, ``render``, ``skills``, ``genome`` + ``genome_edits``,
-``seed_levels``); what is left here is the world's own. The folder names itself from its module
-path, so it runs wherever ``DICODE_WORLDS`` finds it. JAX is imported only by the methods that
-need it.
+``seed_levels``), the student's (``ppo_class``, ``run_profiles``, ``student_classes``) and the
+defaults of levels built from scratch; what is left here is the world's own. The folder names
+itself from its module path, so it runs wherever ``DICODE_WORLDS`` finds it. JAX is imported
+only by the methods that need it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from dicode.domains.base import Pool, RolloutEvaluator, TargetProtocol
-from dicode.domains.folder import WorldFolder
-from dicode.settings import EvaluatorSettings, RunSettings, StudentSettings, config_from
+from dicode.domains.base import RolloutEvaluator
+from dicode.domains.folder import StudentClasses, WorldFolder
+from dicode.settings import EvaluatorSettings, RunSettings
 from tests.worlds.corridor import level_checks
 from tests.worlds.corridor.builder import BUILDER_VERSION
 from tests.worlds.corridor.config import CorridorConfig
 
 if TYPE_CHECKING:
     from dicode.levels.bundle import LevelBundle
-    from dicode.student.loop import SlotTrainer
 
 _PACKAGE = __name__.rsplit(".", 1)[0]
 
@@ -37,39 +38,22 @@ class CorridorDomain(WorldFolder):
     target_metrics = ("solve_rate", "games")
     headline_label = "target solve rate"
     target_evaluation = EvaluatorSettings(games=32, max_steps=level_checks.MAX_STEPS)
-
-    def base_worlds(self, seed: int, count: int) -> Pool | None:
-        return None  # levels build from scratch
-
-    def rules_of(self, pool: Pool) -> dict[str, float]:
-        return {}  # no rule parameters
+    ppo_class = CorridorConfig
+    # No run presets: `dicode run` needs one, `dicode train`, `eval` and `levels` do not.
+    run_profiles: Mapping[str, RunSettings] = MappingProxyType({})
 
     def make_rollouts(self, steps: int) -> RolloutEvaluator:
         from tests.worlds.corridor.rollouts import CorridorRollouts
 
         return CorridorRollouts(min(steps, level_checks.MAX_STEPS))
 
-    def profiles(self) -> Mapping[str, RunSettings]:
-        return {}  # no run presets: `dicode run` needs one, `dicode train` does not
-
-    def ppo_config(self, values: Mapping[str, Any]) -> CorridorConfig:
-        config: CorridorConfig = config_from(CorridorConfig, dict(values))
-        return config
-
-    def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
-        from tests.worlds.corridor.student import CorridorTrainer
-
-        return CorridorTrainer(student.ppo, evaluator.games, evaluator.max_steps)
-
     def decode_pool(self, bundle: LevelBundle) -> Any:
         return level_checks.decode(bundle.pool)  # re-checked: stored data is data
 
-    def make_target_protocol(
-        self, student: StudentSettings, evaluator: EvaluatorSettings
-    ) -> TargetProtocol:
-        from tests.worlds.corridor.student import CorridorTargetProtocol
+    def student_classes(self) -> StudentClasses:
+        from tests.worlds.corridor.student import CorridorTargetProtocol, CorridorTrainer
 
-        return CorridorTargetProtocol(student.ppo, evaluator.games, evaluator.max_steps)
+        return CorridorTrainer, CorridorTargetProtocol
 
 
 DOMAIN = CorridorDomain()
