@@ -6,7 +6,9 @@ A world's folder holds modules of fixed names and functions: ``builder`` (``buil
 ``genome`` and ``genome_edits`` (the mutation teacher's genome), and ``seed_levels``
 (``SEED_LEVEL_NAMES``, ``seed_level_source``: `packaged_seed_source` reads a seed kept as a
 module of that package; a world that keeps its seeds otherwise overrides ``seed_sources`` and
-``target_source``).
+``target_source``). Its prompt templates are a ``prompts/`` folder of the world's package
+when it has one (a world outside the library brings its own), else ``dicode/prompts/<world>/``;
+``$DICODE_PROMPTS_DIR/<world>/`` overrides both.
 `WorldFolder` hands each of those methods to the module of that name under the world's
 ``package``, so a world's ``domain.py`` keeps only what is its own. It also answers
 ``profiles`` and ``ppo_config`` from the class's ``run_profiles`` and ``ppo_class``,
@@ -18,8 +20,10 @@ cheap.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from importlib import import_module, resources
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +57,7 @@ def packaged_seed_source(package: str, names: tuple[str, ...], name: str) -> str
 class WorldFolder:
     """Base of a world's Domain class; set ``package`` to the world's folder as a module path."""
 
+    name: str  # the world's name: its folder's
     package: str  # e.g. "dicode.domains.maze"
     genome_fallback: str  # what a child of a parent outside the genome grammar starts from
     ppo_class: type[Any]  # the world's student configuration (`ppo_config` reads into it)
@@ -66,6 +71,14 @@ class WorldFolder:
 
     def prompt_facts(self) -> dict[str, str]:
         return self._module("builder").prompt_facts()
+
+    def prompt_folder(self) -> Path:
+        from dicode.teachers.prompts import ENV_PROMPTS_DIR, prompts_root
+
+        own = Path(str(resources.files(self.package).joinpath("prompts")))
+        if own.is_dir() and not os.environ.get(ENV_PROMPTS_DIR):
+            return own
+        return prompts_root() / self.name
 
     def check_pool(self, pool: Pool) -> dict[str, int]:
         return self._module("level_checks").check_pool(pool)

@@ -63,8 +63,9 @@ class PromptSet:
 
 
 def load_prompts(world: TeachingWorld, root: Path | None = None) -> PromptSet:
-    """Read ``<root>/<world>/{system,description,code,repair,instruction_*}.md``."""
-    folder = (root or prompts_root()) / world.name
+    """Read ``{system,description,code,repair,instruction_*}.md`` from the world's own prompt
+    folder (``world.prompt_folder()``), or from ``<root>/<world>/`` when a root is given."""
+    folder = root / world.name if root is not None else world.prompt_folder()
     if not folder.is_dir():
         raise PromptError(f"no prompt templates for world {world.name!r} (looked in {folder})")
 

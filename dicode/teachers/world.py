@@ -7,6 +7,7 @@ The package owns this protocol so that it never imports a world: the edge looks 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from dicode.levels.world import LevelWorld
@@ -24,6 +25,11 @@ class TeachingWorld(LevelWorld, Protocol):
 
     def prompt_facts(self) -> dict[str, str]:
         """Game facts the prompt templates name (``$name`` placeholders), read from code."""
+        ...
+
+    def prompt_folder(self) -> Path:
+        """The folder of this world's prompt templates (``system``, ``description``, ``code``,
+        ``repair``, ``instruction_*``; ``.md``)."""
         ...
 
     def genome(self) -> GenomeCodec:

@@ -84,6 +84,33 @@ def test_tetris_prompts_load_and_render(tmp_path: Path) -> None:
         load_prompts(domains.get("tetris"), root=tmp_path)
 
 
+def test_prompts_are_found_through_the_world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A world's templates come from its own object: the library's from dicode/prompts/<world>/,
+    a world package with a prompts/ folder from there, $DICODE_PROMPTS_DIR before both."""
+    from dicode.domains.folder import WorldFolder
+    from dicode.teachers.prompts import ENV_PROMPTS_DIR, prompts_root
+
+    monkeypatch.delenv(ENV_PROMPTS_DIR, raising=False)
+    assert domains.get("maze").prompt_folder() == prompts_root() / "maze"
+    package = tmp_path / "outside_world"
+    (package / "prompts").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class OutsideWorld(WorldFolder):
+        name = "outside_world"
+        package = "outside_world"
+
+    world = OutsideWorld()
+    assert world.prompt_folder() == package / "prompts"
+    with pytest.raises(PromptError, match="missing prompt template"):
+        load_prompts(world)  # type: ignore[arg-type]  # its prompts/ folder is empty
+    monkeypatch.setenv(ENV_PROMPTS_DIR, str(tmp_path / "override"))
+    assert world.prompt_folder() == tmp_path / "override" / "outside_world"
+
+
 def test_lexical_retrieval_finds_the_closest_description() -> None:
     chosen = lexical_similar("a level with a deep well in column 9", LEVELS, k=2)
     assert chosen[0].level_id == "well"
@@ -127,8 +154,7 @@ def test_fake_server_rejects_malformed_response_format() -> None:
         async def go() -> str | None:
             async with LLMClient(config) as client:
                 bad = {"type": "json_schema", "json_schema": {"schema": {}}}
-                result = await client.chat([{"role": "user", "content": "x"}],
-                                           response_format=bad)
+                result = await client.chat([{"role": "user", "content": "x"}], response_format=bad)
                 return result.error
 
         error = asyncio.run(go())
