@@ -202,3 +202,18 @@ def test_a_record_carries_its_command_figures_slots_and_a_digest() -> None:
         {"protocol": "p", "baseline": "dicode", "variants": {}, "runs": [by_hand],
          "summary": {"headline": "mean_lines"}}
     )  # fmt: skip
+
+
+def test_another_number_of_games_is_another_run_of_every_arm() -> None:
+    """--games N: every arm's evaluator plays N games; the records' keys make it another run."""
+    from benchmarks.experiment import config_key, with_games
+    from benchmarks.experiments_catalog import EXPERIMENTS
+
+    experiment = EXPERIMENTS["tetris_target"]
+    twenty = with_games(experiment, 20)
+    assert twenty.variants.keys() == experiment.variants.keys()
+    for name, variant in twenty.variants.items():
+        original = experiment.variants[name]
+        assert variant.config.evaluator.games == 20 != original.config.evaluator.games
+        assert replace(variant.config, evaluator=original.config.evaluator) == original.config
+        assert config_key(variant, 0, 1000) != config_key(original, 0, 1000)
