@@ -17,8 +17,9 @@ import pytest
 
 from dicode.environment import draw_entries, slot_params, where_env
 from dicode.student.bonus import BonusConfig
+from dicode.student.feedforward import FeedForwardPolicy
 from dicode.student.layout import SlotLayout
-from dicode.student.ppo import EpisodeEnd, Keys, SlotPPO, Step
+from dicode.student.ppo import EpisodeEnd, Keys, SlotPPO
 from dicode.student.recurrent import RecurrentPolicy, ResettingGRU
 
 EPISODE = 4  # steps of a toy episode
@@ -104,34 +105,6 @@ class ToyMLP(nn.Module):
         return nn.Dense(2)(x), nn.Dense(1)(x)[..., 0]
 
 
-class ToyFeedForward:
-    recurrent = False
-    clip_value = True
-
-    def __init__(self) -> None:
-        self.network = ToyMLP()
-
-    def init(self, key: jax.Array, example_obs: jax.Array, num_envs: int) -> Any:
-        return self.network.init(key, example_obs[None])
-
-    def initial_hidden(self, num_envs: int) -> tuple[()]:
-        return ()
-
-    def act(self, params: Any, hidden: Any, obs: jax.Array, starts: Any, pays: Any) -> tuple:
-        logits, value = self.network.apply(params, obs)
-        return hidden, logits, value, ()
-
-    def last_value(self, params: Any, hidden: Any, obs: jax.Array, starts: Any, pays: Any) -> Any:
-        return self.network.apply(params, obs)[1]
-
-    def replay(self, params: Any, hidden: None, steps: Step) -> tuple[jax.Array, jax.Array]:
-        logits, value = self.network.apply(params, steps.obs)
-        return logits, value
-
-    def legal(self, obs: jax.Array) -> None:
-        return None
-
-
 class ToyGRU(nn.Module):
     @nn.compact
     def __call__(self, hidden: jax.Array, obs: jax.Array, resets: jax.Array) -> tuple:
@@ -170,7 +143,11 @@ def _slots(goal_of_slot: Sequence[int]) -> ToyParams:
 
 @pytest.fixture(scope="module", params=["feed_forward", "recurrent"])
 def ppo(request: pytest.FixtureRequest) -> SlotPPO:
-    policy: Any = ToyFeedForward() if request.param == "feed_forward" else RecurrentPolicy(ToyGRU())
+    policy: Any = (
+        FeedForwardPolicy(ToyMLP())
+        if request.param == "feed_forward"
+        else RecurrentPolicy(ToyGRU())
+    )
     return SlotPPO(CONFIG, ToySlotWorld(), policy, BonusConfig())
 
 

@@ -28,8 +28,9 @@ import numpy as np
 from dicode.environment import draw_entries, slot_params, where_env
 from dicode.student.bonus import BonusConfig
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
+from dicode.student.feedforward import FeedForwardPolicy
 from dicode.student.layout import LayoutTrainer
-from dicode.student.ppo import EpisodeEnd, Keys, RunnerState, SlotPPO, Step
+from dicode.student.ppo import EpisodeEnd, Keys, RunnerState, SlotPPO
 from dicode.student.tally import EpisodeTally, slot_tallies
 from tests.worlds.corridor import engine, skills
 from tests.worlds.corridor.builder import make_builder
@@ -104,40 +105,10 @@ class ActorCritic(nn.Module):
         return nn.Dense(engine.NUM_ACTIONS)(x), nn.Dense(1)(x)[..., 0]
 
 
-class FeedForward:
-    """The one PPO's ``Policy`` for a memoryless network of ``obs -> (logits, value)``."""
-
-    recurrent = False
-    clip_value = True
-
-    def __init__(self, network: nn.Module) -> None:
-        self.network = network
-
-    def init(self, key: jax.Array, example_obs: jax.Array, num_envs: int) -> Any:
-        return self.network.init(key, example_obs[None])
-
-    def initial_hidden(self, num_envs: int) -> tuple[()]:
-        return ()
-
-    def act(self, params: Any, hidden: Any, obs: jax.Array, starts: Any, pays: Any) -> tuple:
-        logits, value = self.network.apply(params, obs)
-        return hidden, logits, value, ()
-
-    def last_value(self, params: Any, hidden: Any, obs: jax.Array, starts: Any, pays: Any) -> Any:
-        return self.network.apply(params, obs)[1]
-
-    def replay(self, params: Any, hidden: None, steps: Step) -> tuple[jax.Array, jax.Array]:
-        out: tuple[jax.Array, jax.Array] = self.network.apply(params, steps.obs)  # type: ignore[assignment]
-        return out
-
-    def legal(self, obs: jax.Array) -> None:
-        return None
-
-
 @functools.cache
 def compiled_ppo(config: CorridorConfig) -> SlotPPO:
     """One compiled PPO per configuration (the seed is not part of the compile)."""
-    policy = FeedForward(ActorCritic(config.hidden_size))
+    policy = FeedForwardPolicy(ActorCritic(config.hidden_size))
     return SlotPPO(replace(config, seed=0), CorridorSlotWorld(), policy, BONUS)
 
 
