@@ -281,18 +281,17 @@ _MAZE_ARMS = {
 # --- maze: the literature's calibration and the sparse target ---------------------------------
 # JaxUED's setting (docs/maze.md, "The JaxUED calibration"): 13×13, 25-wall DR, view 5, T = 250,
 # reward 1 − 0.9·t/T, its eight named held-out mazes with 10 attempts each. Every arm plays
-# 32 envs × 256 steps = 8,192 env steps per iteration (JaxUED's batch) with our network; the
-# budget is a setting (``--steps``), 20M by default (≈ 2,400 iterations against JaxUED's 30k).
+# 32 envs × 256 steps = 8,192 env steps per iteration (JaxUED's batch) with our network. The
+# budget is 20M steps (≈ 2,400 iterations against JaxUED's 30k); the ``_2m`` experiments are
+# the same arms at 2M steps, the budget a session of this 2-core machine affords (≈ 20 runs in
+# an hour), with their own files: the step size anneals and DiCode's sessions are sized over the
+# run's own budget, as at 20M.
 MAZE_UED_STEPS = 20_000_000
-_UED_PPO = JAXUED_LAYOUT.annealed_over(MAZE_UED_STEPS)
-# DiCode's slot loop with the same batch: 4 slots × 8 envs × 256 steps, one on the target game.
-_UED_SLOT_PPO = replace(
-    _UED_PPO, num_slots=4, envs_per_slot=8, pool_size=32, target_refresh=8, num_minibatches=1
-)
+MAZE_UED_CPU_STEPS = 2_000_000
 _UED_EVAL = EvaluatorSettings(games=10, max_steps=250)  # JaxUED: 10 attempts per maze
 
 
-def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]:
+def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig, steps: int) -> dict[str, Variant]:
     """DR, robust PLR, ACCEL (one level per env, ``dicode.domains.maze.student.ued``) and DiCode
     with the skill instruction (our slot loop, mutation teacher) for one world setting."""
     ued = MethodConfig(
@@ -305,7 +304,7 @@ def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]
     # The maze curriculum's DiCode arm (target share, pool, archive, attempts) on this batch.
     dicode = replace(
         _MAZE,
-        student=_student(slot_ppo, MAZE_UED_STEPS, target_fraction=0.25),
+        student=_student(slot_ppo, steps, target_fraction=0.25),
         evaluator=_UED_EVAL,
         eval_points=10,
     )
@@ -326,32 +325,82 @@ def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig) -> dict[str, Variant]
     }  # fmt: skip
 
 
-_JAXUED_ARMS = _ued_arms(_UED_PPO, _UED_SLOT_PPO)
-# DR as JaxUED's maze_dr.py trains it: a new random level at every episode's reset, not one
-# level per env replayed for the whole rollout. Here the target game itself (DR) in one slot of
-# 32 envs, its 64-maze pool wholly renewed before every iteration (+≈ 10 % host time).
-_DR_PPO = replace(_UED_PPO, num_slots=1, envs_per_slot=32, pool_size=64, target_refresh=64)
-_JAXUED_ARMS["dr"] = Variant(
-    "target",
-    replace(_JAXUED_ARMS["dr"].config, student=StudentSettings(_DR_PPO), ued=None),
-    "DR (maze_dr.py): a fresh 25-wall maze at (almost) every episode, trained on",
-)
-# The sparse target: perfect mazes with start and goal ≥ 60 moves apart. Target-only PPO and
-# DiCode's target slot train on the family; DR and ACCEL never see it (they start from random
-# 25-wall levels); all are scored on 16 fixed mazes of the family.
-_LONG_PPO = replace(_UED_PPO, target="long_paths", heldout="long_paths")
-_LONG_SLOT_PPO = replace(_UED_SLOT_PPO, target="long_paths", heldout="long_paths")
-_LONG_ARMS = _ued_arms(_LONG_PPO, _LONG_SLOT_PPO)
-_LONG_ARMS.pop("robust_plr")
-_LONG_TARGET = _LONG_ARMS["dicode_skills"].config
-_LONG_ARMS = {
-    "target": Variant(
+def _jaxued_arms(steps: int) -> dict[str, Variant]:
+    """The calibration's arms at ``steps`` env steps."""
+    ppo = JAXUED_LAYOUT.annealed_over(steps)
+    # DiCode's slot loop with the same batch: 4 slots × 8 envs × 256 steps, one on the target.
+    slot_ppo = replace(
+        ppo, num_slots=4, envs_per_slot=8, pool_size=32, target_refresh=8, num_minibatches=1
+    )
+    arms = _ued_arms(ppo, slot_ppo, steps)
+    # DR as JaxUED's maze_dr.py trains it: a new random level at every episode's reset, not one
+    # level per env replayed for the whole rollout. Here the target game itself (DR) in one slot
+    # of 32 envs, its 64-maze pool wholly renewed before every iteration (+≈ 10 % host time).
+    dr_ppo = replace(ppo, num_slots=1, envs_per_slot=32, pool_size=64, target_refresh=64)
+    arms["dr"] = Variant(
         "target",
-        replace(_LONG_TARGET, student=replace(_LONG_TARGET.student, ppo=_LONG_SLOT_PPO)),
+        replace(arms["dr"].config, student=StudentSettings(dr_ppo), ued=None),
+        "DR (maze_dr.py): a fresh 25-wall maze at (almost) every episode, trained on",
+    )
+    return arms
+
+
+def _long_path_arms(steps: int) -> dict[str, Variant]:
+    """The sparse target's arms at ``steps`` env steps: perfect mazes with start and goal ≥ 60
+    moves apart. Target-only PPO and DiCode's target slot train on the family; DR and ACCEL never
+    see it (they start from random 25-wall levels); all are scored on 16 fixed mazes of it."""
+    ppo = replace(JAXUED_LAYOUT.annealed_over(steps), target="long_paths", heldout="long_paths")
+    slot_ppo = replace(
+        ppo, num_slots=4, envs_per_slot=8, pool_size=32, target_refresh=8, num_minibatches=1
+    )
+    arms = _ued_arms(ppo, slot_ppo, steps)
+    arms.pop("robust_plr")
+    dicode = arms["dicode_skills"].config
+    target = Variant(
+        "target",
+        replace(dicode, student=replace(dicode.student, ppo=slot_ppo)),
         "target-only PPO: every slot on long-path perfect mazes",
-    ),
-    **_LONG_ARMS,
-}
+    )
+    return {"target": target, **arms}
+
+
+def _maze_ued_experiments(steps: int, suffix: str) -> dict[str, Experiment]:
+    """The JaxUED calibration and the sparse target at ``steps`` env steps per run."""
+    return {
+        f"maze_jaxued{suffix}": Experiment(
+            name=f"maze_jaxued{suffix}",
+            protocol=(
+                f"{steps:,} env steps per run (every rollout counts), training seeds 0–4; "
+                "JaxUED's setting: 13×13, 25-wall DR, view 5, 250 steps, reward 1 − 0.9·t/T; "
+                "zero-shot on JaxUED's 8 named held-out mazes (SixteenRooms, SixteenRooms2, "
+                "Labyrinth, LabyrinthFlipped, Labyrinth2, StandardMaze, StandardMaze2, "
+                "StandardMaze3; 10 attempts each, sampled actions, fixed key), solve rate; PPO "
+                "with a GRU, 32 envs × 256 steps per iteration (one level per env for DR, "
+                "robust PLR and ACCEL; 4 slots × 8 envs for DiCode), step size annealed over "
+                "the budget"
+            ),
+            steps=steps,
+            seeds=(0, 1, 2, 3, 4),
+            baseline="dr",
+            variants=_jaxued_arms(steps),
+        ),
+        f"maze_long_paths{suffix}": Experiment(
+            name=f"maze_long_paths{suffix}",
+            protocol=(
+                f"{steps:,} env steps per run, training seeds 0–4; the sparse target: perfect "
+                "mazes (depth-first spanning tree) with start and goal ≥ 60 moves apart; "
+                "solve rate on 16 fixed mazes of the family (10 attempts each, sampled "
+                "actions); target-only PPO and DiCode's target slot train on the family, DR and "
+                "ACCEL never see it; 32 envs × 256 steps per iteration for every arm, step "
+                "size annealed over the budget"
+            ),
+            steps=steps,
+            seeds=(0, 1, 2, 3, 4),
+            baseline="target",
+            variants=_long_path_arms(steps),
+        ),
+    }
+
 
 EXPERIMENTS = {
     "tetris_target": Experiment(
@@ -413,34 +462,6 @@ EXPERIMENTS = {
         baseline="dr",
         variants=_MAZE_ARMS,
     ),
-    "maze_jaxued": Experiment(
-        name="maze_jaxued",
-        protocol=(
-            f"{MAZE_UED_STEPS:,} env steps per run (every rollout counts), training seeds 0–4; "
-            "JaxUED's setting: 13×13, 25-wall DR, view 5, 250 steps, reward 1 − 0.9·t/T; "
-            "zero-shot on JaxUED's 8 named held-out mazes (SixteenRooms, SixteenRooms2, "
-            "Labyrinth, LabyrinthFlipped, Labyrinth2, StandardMaze, StandardMaze2, "
-            "StandardMaze3; 10 attempts each, sampled actions, fixed key), solve rate; PPO "
-            "with a GRU, 32 envs × 256 steps per iteration (one level per env for DR, robust "
-            "PLR and ACCEL; 4 slots × 8 envs for DiCode), step size annealed over the budget"
-        ),
-        steps=MAZE_UED_STEPS,
-        seeds=(0, 1, 2, 3, 4),
-        baseline="dr",
-        variants=_JAXUED_ARMS,
-    ),
-    "maze_long_paths": Experiment(
-        name="maze_long_paths",
-        protocol=(
-            f"{MAZE_UED_STEPS:,} env steps per run, training seeds 0–4; the sparse target: "
-            "perfect mazes (depth-first spanning tree) with start and goal ≥ 60 moves apart; "
-            "solve rate on 16 fixed mazes of the family (10 attempts each, sampled actions); "
-            "target-only PPO and DiCode's target slot train on the family, DR and ACCEL "
-            "never see it; 32 envs × 256 steps per iteration for every arm"
-        ),
-        steps=MAZE_UED_STEPS,
-        seeds=(0, 1, 2, 3, 4),
-        baseline="target",
-        variants=_LONG_ARMS,
-    ),
+    **_maze_ued_experiments(MAZE_UED_STEPS, ""),
+    **_maze_ued_experiments(MAZE_UED_CPU_STEPS, "_2m"),
 }

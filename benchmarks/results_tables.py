@@ -40,7 +40,7 @@ from dicode.student.curriculum import CurriculumConfig, num_target_slots
 RESULTS = ROOT / "docs" / "results.md"
 ORDER = (
     "tetris_target", "tetris_curriculum", "craftax_1m", "maze_curriculum", "maze_jaxued",
-    "maze_long_paths",
+    "maze_long_paths", "maze_jaxued_2m", "maze_long_paths_2m",
 )  # fmt: skip
 JUDGE_BENCHMARKS = ("judge_eval", "judge_collapse", "judge_vllm", "judge_llama")
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
