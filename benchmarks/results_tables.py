@@ -36,6 +36,7 @@ from benchmarks.run_figures import (
 )
 from dicode.provenance import FIGURES, ROOT
 from dicode.student.curriculum import CurriculumConfig, num_target_slots
+from services.curricula import UED_METHODS
 
 RESULTS = ROOT / "docs" / "results.md"
 ORDER = (
@@ -194,13 +195,18 @@ def target_share(run: dict[str, Any]) -> float:
 
 def _equal_target_steps(document: dict[str, Any]) -> list[str]:
     """Each curriculum arm's final figure beside the target-only baseline's own curve at the
-    target steps that arm gave its target slots (same seed, linear between evaluations)."""
+    target steps that arm gave its target slots (same seed, linear between evaluations). The
+    literature's loops (DR, robust PLR, ACCEL) have no target slot: they are not listed."""
     runs, baseline = document["runs"], document["baseline"]
     headline = document.get("summary", {}).get("headline", "?")
     base = {r["seed"]: r for r in runs if r["variant"] == baseline and r["method"] == "target"}
     rows = []
     for name in document.get("summary", {}).get("variants", {}):
-        mine = [r for r in runs if r["variant"] == name and r["method"] != "target"]
+        mine = [
+            r
+            for r in runs
+            if r["variant"] == name and r["method"] != "target" and r["method"] not in UED_METHODS
+        ]
         pairs = [
             (r, base[r["seed"]]) for r in mine if r["seed"] in base and base[r["seed"]].get("curve")
         ]

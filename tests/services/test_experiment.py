@@ -112,15 +112,18 @@ def test_the_table_reads_the_baseline_at_the_target_steps_of_each_curriculum() -
         _run("target", "target", 1, 100.0, curve),
         _run("dicode", "dicode", 0, 30.0, []),
         _run("dicode", "dicode", 1, 10.0, []),
+        _run("accel", "accel", 0, 50.0, []),  # the literature's loops have no target slot
     ]
     assert target_share(runs[0]) == 1.0 and target_share(runs[2]) == 0.2  # 1 slot of 5
-    summary = {"headline": "mean_lines", "variants": {"target": {}, "dicode": {}}}
-    for name in ("target", "dicode"):
+    summary = {"headline": "mean_lines", "variants": {"target": {}, "dicode": {}, "accel": {}}}
+    for name in ("target", "dicode", "accel"):
         summary["variants"][name] = {"n": 2, "mean": 0.0, "std": 0.0}
     document = {"protocol": "p", "baseline": "target", "variants": {}, "runs": runs,
                 "summary": summary}  # fmt: skip
     # 20 % of 1,000 steps = 200 target steps, where the target-only curve reads 20 lines.
-    assert "| dicode | 0.20 | 200 | 20 | 20 | +0 | 2 |" in section(document)
+    table = section(document)
+    assert "| dicode | 0.20 | 200 | 20 | 20 | +0 | 2 |" in table
+    assert "| accel | 0." not in table
 
 
 def test_a_runs_figure_is_the_mean_of_its_last_three_evaluations() -> None:
