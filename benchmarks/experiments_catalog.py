@@ -291,9 +291,13 @@ MAZE_UED_CPU_STEPS = 2_000_000
 _UED_EVAL = EvaluatorSettings(games=10, max_steps=250)  # JaxUED: 10 attempts per maze
 
 
-def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig, steps: int) -> dict[str, Variant]:
+def _ued_arms(ppo: MazePPOConfig, steps: int) -> dict[str, Variant]:
     """DR, robust PLR, ACCEL (one level per env, ``dicode.domains.maze.student.ued``) and DiCode
     with the skill instruction (our slot loop, mutation teacher) for one world setting."""
+    # DiCode's slot loop with the same batch: 4 slots × 8 envs × 256 steps, one on the target.
+    slot_ppo = replace(
+        ppo, num_slots=4, envs_per_slot=8, pool_size=32, target_refresh=8, num_minibatches=1
+    )
     ued = MethodConfig(
         domain="maze",
         student=StudentSettings(ppo),
@@ -328,11 +332,7 @@ def _ued_arms(ppo: MazePPOConfig, slot_ppo: MazePPOConfig, steps: int) -> dict[s
 def _jaxued_arms(steps: int) -> dict[str, Variant]:
     """The calibration's arms at ``steps`` env steps."""
     ppo = JAXUED_LAYOUT.annealed_over(steps)
-    # DiCode's slot loop with the same batch: 4 slots × 8 envs × 256 steps, one on the target.
-    slot_ppo = replace(
-        ppo, num_slots=4, envs_per_slot=8, pool_size=32, target_refresh=8, num_minibatches=1
-    )
-    arms = _ued_arms(ppo, slot_ppo, steps)
+    arms = _ued_arms(ppo, steps)
     # DR as JaxUED's maze_dr.py trains it: a new random level at every episode's reset, not one
     # level per env replayed for the whole rollout. Here the target game itself (DR) in one slot
     # of 32 envs, its 64-maze pool wholly renewed before every iteration (+≈ 10 % host time).
@@ -350,15 +350,12 @@ def _long_path_arms(steps: int) -> dict[str, Variant]:
     moves apart. Target-only PPO and DiCode's target slot train on the family; DR and ACCEL never
     see it (they start from random 25-wall levels); all are scored on 16 fixed mazes of it."""
     ppo = replace(JAXUED_LAYOUT.annealed_over(steps), target="long_paths", heldout="long_paths")
-    slot_ppo = replace(
-        ppo, num_slots=4, envs_per_slot=8, pool_size=32, target_refresh=8, num_minibatches=1
-    )
-    arms = _ued_arms(ppo, slot_ppo, steps)
+    arms = _ued_arms(ppo, steps)
     arms.pop("robust_plr")
-    dicode = arms["dicode_skills"].config
+    # Target-only: DiCode's arm as it is (same slots and student); the method fills every slot.
     target = Variant(
         "target",
-        replace(dicode, student=replace(dicode.student, ppo=slot_ppo)),
+        arms["dicode_skills"].config,
         "target-only PPO: every slot on long-path perfect mazes",
     )
     return {"target": target, **arms}
