@@ -184,13 +184,24 @@ def _ablation_table(summary: dict[str, Any], headline: str) -> list[str]:
 
 
 def target_share(run: dict[str, Any]) -> float:
-    """The share of a run's steps played on the target game: its target slots (at least one,
-    ``dicode.student.curriculum``) over all slots; 1 for a target-only run."""
+    """The share of a run's steps played on the target game: its recorded target slot-sessions
+    over all of them (a scheduled share moves during the run), else its configured target slots
+    (at least one, ``dicode.student.curriculum``) over all slots; 1 for a target-only run."""
     if run["method"] == "target":
         return 1.0
+    counts = run.get("slots") or {}
+    played = sum(int(counts.get(kind, 0)) for kind in ("target", "new", "replay"))
+    if played:
+        return int(counts.get("target", 0)) / played
     slots = int(run["config"]["student"]["ppo"]["num_slots"])
     fraction = float(run["config"]["student"]["curriculum"]["target_fraction"])
     return num_target_slots(slots, CurriculumConfig(target_fraction=fraction)) / slots
+
+
+def _span(values: list[float], spec: str) -> str:
+    """One value where the seeds agree, else their range (a scheduled share differs by seed)."""
+    low, high = format(min(values), spec), format(max(values), spec)
+    return low if low == high else f"{low}–{high}"
 
 
 def _equal_target_steps(document: dict[str, Any]) -> list[str]:
@@ -212,22 +223,28 @@ def _equal_target_steps(document: dict[str, Any]) -> list[str]:
         ]
         if not pairs:
             continue
-        share = target_share(pairs[0][0])
-        steps = share * pairs[0][0]["budget"]["env_steps"]
+        shares = [target_share(r) for r, _ in pairs]
+        steps = [
+            share * r["budget"]["env_steps"] for share, (r, _) in zip(shares, pairs, strict=True)
+        ]
         own = [run_figure(r, headline) for r, _ in pairs]
-        read = [float(np.interp(steps, *np.asarray(b["curve"], float).T)) for _, b in pairs]
+        read = [
+            float(np.interp(at, *np.asarray(b["curve"], float).T))
+            for at, (_, b) in zip(steps, pairs, strict=True)
+        ]
         gain = statistics.mean(o - r for o, r in zip(own, read, strict=True))
         rows.append(
-            f"| {name} | {share:.2f} | {steps:,.0f} | {statistics.mean(own):.3g} | "
-            f"{statistics.mean(read):.3g} | {gain:+.3g} | {len(pairs)} |"
+            f"| {name} | {_span(shares, '.2f')} | {_span(steps, ',.0f')} | "
+            f"{statistics.mean(own):.3g} | {statistics.mean(read):.3g} | {gain:+.3g} | "
+            f"{len(pairs)} |"
         )
     if not rows:
         return []
     return [
         f"At equal *target* steps: each curriculum arm's {headline} (last {LAST} evaluations) "
         f"beside the {baseline} run of the same seed read off its learning curve at the steps "
-        "the arm played on the target game (an approximation: that run's step size was still "
-        "annealing there).",
+        "the arm played on the target game (its recorded target slot-sessions; an approximation: "
+        "that run's step size was still annealing there).",
         "",
         f"| variant | target share | target steps | last {LAST} (mean) | {baseline} at those steps "
         "(mean) | Δ (mean of seeds) | seeds |",

@@ -126,6 +126,22 @@ def test_the_table_reads_the_baseline_at_the_target_steps_of_each_curriculum() -
     assert "| accel | 0." not in table
 
 
+def test_a_scheduled_share_is_read_from_the_slot_sessions_each_run_recorded() -> None:
+    curve = [[0, 0.0], [1000, 100.0]]
+    runs = [_run("target", "target", seed, 100.0, curve) for seed in (0, 1)]
+    for seed, target_sessions in ((0, 60), (1, 70)):  # configured 0.2; the schedule kept more
+        run = _run("scheduled", "dicode", seed, 50.0, [])
+        others = (100 - target_sessions) // 2
+        run["slots"] = {"target": target_sessions, "new": others, "replay": others}
+        runs.append(run)
+    assert target_share(runs[2]) == 0.6 and target_share(runs[3]) == 0.7
+    summary = {"headline": "mean_lines", "variants": {"target": {}, "scheduled": {}}}
+    document = {"protocol": "p", "baseline": "target", "variants": {}, "runs": runs,
+                "summary": summary}  # fmt: skip
+    # 600 and 700 target steps, where the target-only curve reads 60 and 70 lines.
+    assert "| scheduled | 0.60–0.70 | 600–700 | 50 | 65 | -15 | 2 |" in section(document)
+
+
 def test_a_runs_figure_is_the_mean_of_its_last_three_evaluations() -> None:
     curve = [[0, 0.0], [100, 90.0], [200, 30.0], [300, 60.0], [400, 120.0]]
     assert last_mean(curve) == pytest.approx(70.0)
