@@ -11,7 +11,7 @@ record — variant, method, seed, budget, the target figures (headline first) wi
 ones, the headline's figure (mean of the last three evaluations, the final one beside it), the
 headline's learning curve, what the teacher produced, the slot-sessions by kind (target / new /
 replay) and the distinct levels trained, the cost, the whole config, the exact command line and
-the provenance (commit, numeric stack, threads) — is appended to
+the provenance (commit, numeric stack, threads, processor) — is appended to
 ``docs/figures/<experiment>.json`` as soon as it finishes, with a digest of its content: records
 are written by this runner only, and a hand-edited one shows in the tables.
 

@@ -37,6 +37,25 @@ def _git(*args: str) -> str:
     return done.stdout.strip()
 
 
+def cpu() -> dict[str, Any]:
+    """The processor's model and vector extensions: XLA compiles for the host's instruction set,
+    so the same run can differ in its last bits between machines that report the same platform."""
+    model: str | None = None
+    flags: set[str] = set()
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "model name" and model is None:
+            model = value.strip()
+        elif key.strip() == "flags" and not flags:
+            flags = set(value.split())
+    vector = sorted(f for f in flags if f.startswith(("avx", "fma", "amx", "sse4")))
+    return {"model": model or platform.processor() or None, "vector": vector}
+
+
 def provenance() -> dict[str, Any]:
     """Commit, versions, thread settings and machine of this process."""
     versions: dict[str, str | None] = {}
@@ -52,6 +71,7 @@ def provenance() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
+        "cpu": cpu(),
         "affinity": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "versions": versions,
         "threads": {name: os.environ.get(name) for name in THREAD_VARIABLES},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import platform
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from benchmarks.run_figures import (
     summarise,
     welch_interval,
 )
+from dicode.provenance import provenance
 from dicode.settings import EvaluatorSettings, StudentSettings
 from services.curricula import MethodConfig, MethodResult
 from tests.services.conftest import TINY
@@ -124,6 +126,15 @@ def test_the_table_reads_the_baseline_at_the_target_steps_of_each_curriculum() -
     table = section(document)
     assert "| dicode | 0.20 | 200 | 20 | 20 | +0 | 2 |" in table
     assert "| accel | 0." not in table
+
+
+def test_a_record_names_the_processor_xla_compiled_for() -> None:
+    # Same platform string, different instruction sets: figures can differ in their last bits.
+    machine = provenance()["cpu"]
+    assert isinstance(machine["model"], str) and machine["model"]
+    assert machine["vector"] == sorted(machine["vector"])
+    if platform.machine() == "x86_64":  # jaxlib's x86-64 wheels require AVX
+        assert "avx" in machine["vector"]
 
 
 def test_a_scheduled_share_is_read_from_the_slot_sessions_each_run_recorded() -> None:
