@@ -189,10 +189,9 @@ def target_share(run: dict[str, Any]) -> float:
     (at least one, ``dicode.student.curriculum``) over all slots; 1 for a target-only run."""
     if run["method"] == "target":
         return 1.0
-    counts = run.get("slots") or {}
-    played = sum(int(counts.get(kind, 0)) for kind in ("target", "new", "replay"))
-    if played:
-        return int(counts.get("target", 0)) / played
+    counts = run.get("slots")  # as slot_mix reads them: the runner records every kind
+    if counts and (played := counts["target"] + counts["new"] + counts["replay"]):
+        return counts["target"] / played
     slots = int(run["config"]["student"]["ppo"]["num_slots"])
     fraction = float(run["config"]["student"]["curriculum"]["target_fraction"])
     return num_target_slots(slots, CurriculumConfig(target_fraction=fraction)) / slots
@@ -205,8 +204,8 @@ def _span(values: list[float], spec: str) -> str:
 
 
 def _equal_target_steps(document: dict[str, Any]) -> list[str]:
-    """Each curriculum arm's final figure beside the target-only baseline's own curve at the
-    target steps that arm gave its target slots (same seed, linear between evaluations). The
+    """Each curriculum arm's figure beside the target-only baseline's own curve at the target
+    steps that arm played (its ``target_share``; same seed, linear between evaluations). The
     literature's loops (DR, robust PLR, ACCEL) have no target slot: they are not listed."""
     runs, baseline = document["runs"], document["baseline"]
     headline = document.get("summary", {}).get("headline", "?")

@@ -39,7 +39,7 @@ def _git(*args: str) -> str:
 
 def cpu() -> dict[str, Any]:
     """The processor's model and vector extensions: XLA compiles for the host's instruction set,
-    so the same run can differ in its last bits between machines that report the same platform."""
+    so the same run can differ in its last bits between machines with the same software stack."""
     model: str | None = None
     flags: set[str] = set()
     try:
