@@ -8,6 +8,7 @@ import json
 import platform
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,10 +52,9 @@ TINY_EXPERIMENT = Experiment(
 )
 
 
-def _by_run(document: dict[str, object]) -> dict[tuple[str, int], tuple[object, object]]:
+def _by_run(document: dict[str, Any]) -> dict[tuple[str, int], tuple[object, object]]:
     return {
-        (run["variant"], run["seed"]): (run["figures"], run["skills"])  # type: ignore[index]
-        for run in document["runs"]  # type: ignore[attr-defined]
+        (run["variant"], run["seed"]): (run["figures"], run["skills"]) for run in document["runs"]
     }
 
 
@@ -117,7 +117,10 @@ def test_the_table_reads_the_baseline_at_the_target_steps_of_each_curriculum() -
         _run("accel", "accel", 0, 50.0, []),  # the literature's loops have no target slot
     ]
     assert target_share(runs[0]) == 1.0 and target_share(runs[2]) == 0.2  # 1 slot of 5
-    summary = {"headline": "mean_lines", "variants": {"target": {}, "dicode": {}, "accel": {}}}
+    summary: dict[str, Any] = {
+        "headline": "mean_lines",
+        "variants": {"target": {}, "dicode": {}, "accel": {}},
+    }
     for name in ("target", "dicode", "accel"):
         summary["variants"][name] = {"n": 2, "mean": 0.0, "std": 0.0}
     document = {"protocol": "p", "baseline": "target", "variants": {}, "runs": runs,
