@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -291,12 +292,17 @@ def _origin(runs: list[dict[str, Any]]) -> str:
         {", ".join(f"{k} {v}" for k, v in r["provenance"]["versions"].items() if v) for r in runs}
     )
     threads = sorted({json.dumps(r["provenance"]["threads"], sort_keys=True) for r in runs})
+    machines = Counter(processor(r["provenance"].get("cpu")) for r in runs)
     commands = sorted({r["command"] for r in runs if r.get("command")})
     dirty = sum(1 for r in runs if r["provenance"].get("tree_dirty"))
     hand = sum(1 for r in runs if edited(r))
     text = (
         f"Runs: {len(runs)}; commits {', '.join(commits)}; stack: {'; '.join(stacks)}; "
-        f"threads: {'; '.join(threads)}."
+        f"threads: {'; '.join(threads)}; processors: "
+        + "; ".join(
+            f"{name} ({count} run{'s' * (count != 1)})" for name, count in sorted(machines.items())
+        )
+        + "."
     )
     if commands:
         text += " Commands: " + "; ".join(f"`{c}`" for c in commands) + "."
@@ -307,6 +313,21 @@ def _origin(runs: list[dict[str, Any]]) -> str:
     if hand:
         text += f" **{hand} record(s) edited after the runner wrote them: to be rerun.**"
     return text
+
+
+def processor(cpu: dict[str, Any] | None) -> str:
+    """A record's processor in a few words: its model, how many vector extensions it has and the
+    widest (records differ in their last bits between machines that differ here)."""
+    if cpu is None:
+        return "not recorded"
+    vector = cpu["vector"]
+    widest = next(
+        (name for name in ("amx", "avx512", "avx2", "avx", "fma", "sse4")
+         if any(flag.startswith(name) for flag in vector)),
+        None,
+    )  # fmt: skip
+    extensions = f"{len(vector)} vector extensions up to {widest}" if widest else "no AVX"
+    return f"{cpu['model'] or 'unknown model'}, {extensions}"
 
 
 def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[str]:

@@ -129,6 +129,12 @@ def test_the_table_reads_the_baseline_at_the_target_steps_of_each_curriculum() -
     table = section(document)
     assert "| dicode | 0.20 | 200 | 20 | 20 | +0 | 2 |" in table
     assert "| accel | 0." not in table
+    # Where the runs came from names each processor and how many runs it made.
+    assert "processors: not recorded (5 runs)." in table
+    runs[0]["provenance"]["cpu"] = {"model": "Xeon", "vector": ["avx", "avx2", "avx512f"]}
+    assert "processors: Xeon, 3 vector extensions up to avx512 (1 run); not recorded (4 runs)." in (
+        section(document)
+    )
 
 
 def test_a_record_names_the_processor_xla_compiled_for() -> None:
