@@ -9,8 +9,10 @@ mean ± sample std of the run figures — each the mean of the run's last three 
 the final evaluation's mean beside them, the seeds' values, the difference to the baseline
 with its 95 % interval and whether it moved — only when the interval excludes zero —, cost,
 what the teacher produced and how the free slots were filled), the declared ablations (paired
-by seed), the per-skill figures side by side, and where the runs came from (commits, numeric
-stack, command lines, records edited by hand or run from a dirty tree). The judge
+by seed), the per-skill figures side by side, each arm read against the baseline's curve at the
+steps it played on the target game (curricula) or took gradient steps on (the literature's
+loops), and where the runs came from (commits, numeric stack, processors, command lines,
+records edited by hand or run from a dirty tree). The judge
 benchmarks' files (``JUDGE_BENCHMARKS``, written by ``benchmarks/judge_eval.py``,
 ``judge_collapse.py`` and ``judge_real_model.py``) are rendered the same way: the protocol, one
 row per (judge, mode) run with the gate's verdict, and where the runs came from. Text outside
@@ -22,6 +24,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,7 @@ ORDER = (
 )  # fmt: skip
 JUDGE_BENCHMARKS = ("judge_eval", "judge_collapse", "judge_vllm", "judge_llama")
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
+Share = Callable[[dict[str, Any]], float]  # the share of a run's budget a comparison reads at
 
 
 def section(document: dict[str, Any]) -> str:
@@ -94,7 +98,7 @@ def section(document: dict[str, Any]) -> str:
             f"{slot_mix(mine)} |"
         )
     lines += ["", *_ablation_table(summary, headline), *_skill_table(runs), ""]
-    lines += [*_equal_target_steps(document), _origin(runs)]
+    lines += [*_equal_target_steps(document), *_equal_gradient_steps(document), _origin(runs)]
     return "\n".join(lines)
 
 
@@ -204,29 +208,35 @@ def _span(values: list[float], spec: str) -> str:
     return low if low == high else f"{low}–{high}"
 
 
-def _equal_target_steps(document: dict[str, Any]) -> list[str]:
-    """Each curriculum arm's figure beside the target-only baseline's own curve at the target
-    steps that arm played (its ``target_share``; same seed, linear between evaluations). The
-    literature's loops (DR, robust PLR, ACCEL) have no target slot: they are not listed."""
+def trained_share(run: dict[str, Any]) -> float:
+    """The share of a literature loop's iterations with a gradient step (robust PLR and ACCEL
+    only score their new and edited levels); 1 where every iteration trains."""
+    counts = run.get("slots")
+    if not counts or "gradient" not in counts:  # only the literature's loops count them
+        return 1.0
+    played = counts["new"] + counts["replay"] + counts["mutate"]
+    return counts["gradient"] / played if played else 1.0
+
+
+def _read_off_baseline(
+    document: dict[str, Any], arms: Callable[[dict[str, Any]], bool], share: Share
+) -> tuple[str, str, list[str]]:
+    """Rows of (arm, share, steps, own figure, the baseline's curve at those steps, Δ, seeds): the
+    baseline run of the same seed read off its curve (linear between evaluations) at ``share``
+    of each run's budget; with the baseline's and the headline's names."""
     runs, baseline = document["runs"], document["baseline"]
     headline = document.get("summary", {}).get("headline", "?")
     base = {r["seed"]: r for r in runs if r["variant"] == baseline and r["method"] == "target"}
     rows = []
     for name in document.get("summary", {}).get("variants", {}):
-        mine = [
-            r
-            for r in runs
-            if r["variant"] == name and r["method"] != "target" and r["method"] not in UED_METHODS
-        ]
+        mine = [r for r in runs if r["variant"] == name and arms(r)]
         pairs = [
             (r, base[r["seed"]]) for r in mine if r["seed"] in base and base[r["seed"]].get("curve")
         ]
         if not pairs:
             continue
-        shares = [target_share(r) for r, _ in pairs]
-        steps = [
-            share * r["budget"]["env_steps"] for share, (r, _) in zip(shares, pairs, strict=True)
-        ]
+        shares = [share(r) for r, _ in pairs]
+        steps = [s * r["budget"]["env_steps"] for s, (r, _) in zip(shares, pairs, strict=True)]
         own = [run_figure(r, headline) for r, _ in pairs]
         read = [
             float(np.interp(at, *np.asarray(b["curve"], float).T))
@@ -238,6 +248,18 @@ def _equal_target_steps(document: dict[str, Any]) -> list[str]:
             f"{statistics.mean(own):.3g} | {statistics.mean(read):.3g} | {gain:+.3g} | "
             f"{len(pairs)} |"
         )
+    return baseline, headline, rows
+
+
+def _equal_target_steps(document: dict[str, Any]) -> list[str]:
+    """Each curriculum arm's figure beside the target-only baseline's own curve at the target
+    steps that arm played (its ``target_share``). The literature's loops (DR, robust PLR,
+    ACCEL) have no target slot: they are not listed."""
+    baseline, headline, rows = _read_off_baseline(
+        document,
+        lambda r: r["method"] != "target" and r["method"] not in UED_METHODS,
+        target_share,
+    )
     if not rows:
         return []
     return [
@@ -248,6 +270,29 @@ def _equal_target_steps(document: dict[str, Any]) -> list[str]:
         "",
         f"| variant | target share | target steps | last {LAST} (mean) | {baseline} at those steps "
         "(mean) | Δ (mean of seeds) | seeds |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+
+
+def _equal_gradient_steps(document: dict[str, Any]) -> list[str]:
+    """Each literature loop's figure beside the baseline's curve at the env steps it trained on
+    (its ``trained_share``): how far a budget counted in every rollout holds them back."""
+    baseline, headline, rows = _read_off_baseline(
+        document, lambda r: r["method"] in UED_METHODS and trained_share(r) < 1.0, trained_share
+    )
+    if not rows:
+        return []
+    return [
+        f"At equal *trained* steps: each literature loop that scores some levels without a "
+        f"gradient step, its {headline} (last {LAST} evaluations) beside the {baseline} run of "
+        "the same seed read off its learning curve at the env steps the loop took gradient steps "
+        "on (its recorded iterations with a gradient step; an approximation: that run's step "
+        "size was still annealing there).",
+        "",
+        f"| variant | trained share | trained steps | last {LAST} (mean) | {baseline} at those "
+        "steps (mean) | Δ (mean of seeds) | seeds |",
         "|---|---|---|---|---|---|---|",
         *rows,
         "",

@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.experiment import record, run_experiment
 from benchmarks.experiments_catalog import Experiment, Variant
-from benchmarks.results_tables import section, target_share
+from benchmarks.results_tables import section, target_share, trained_share
 from benchmarks.run_figures import (
     Ablation,
     command_line,
@@ -135,6 +135,22 @@ def test_the_table_reads_the_baseline_at_the_target_steps_of_each_curriculum() -
     assert "processors: Xeon, 3 vector extensions up to avx512 (1 run); not recorded (4 runs)." in (
         section(document)
     )
+
+
+def test_the_literature_loops_are_read_against_the_baseline_at_the_steps_they_trained_on() -> None:
+    # Robust PLR scores its new levels without a gradient step: 3 of its 4 iterations trained.
+    curve = [[0, 0.0], [1000, 1.0]]
+    runs = [_run("dr", "target", 0, 0.9, curve), _run("robust_plr", "robust_plr", 0, 0.5, [])]
+    runs[1]["slots"] = {"new": 1, "replay": 3, "mutate": 0, "gradient": 3}
+    assert trained_share(runs[1]) == 0.75 and trained_share(runs[0]) == 1.0
+    summary = {"headline": "mean_lines", "variants": {"dr": {"n": 1}, "robust_plr": {"n": 1}}}
+    document = {"protocol": "p", "baseline": "dr", "variants": {}, "runs": runs,
+                "summary": summary}  # fmt: skip
+    table = section(document)
+    assert "| robust_plr | 0.75 | 750 | 0.5 | 0.75 | -0.25 | 1 |" in table
+    # A loop that trains on every iteration needs no such row.
+    runs[1]["slots"] = {"new": 4, "replay": 0, "mutate": 0, "gradient": 4}
+    assert "equal *trained* steps" not in section(document)
 
 
 def test_a_record_names_the_processor_xla_compiled_for() -> None:
