@@ -49,7 +49,6 @@ ORDER = (
 )  # fmt: skip
 JUDGE_BENCHMARKS = ("judge_eval", "judge_collapse", "judge_vllm", "judge_llama")
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
-Share = Callable[[dict[str, Any]], float]  # the share of a run's budget a comparison reads at
 
 
 def section(document: dict[str, Any]) -> str:
@@ -219,11 +218,15 @@ def trained_share(run: dict[str, Any]) -> float:
 
 
 def _read_off_baseline(
-    document: dict[str, Any], arms: Callable[[dict[str, Any]], bool], share: Share
-) -> tuple[str, str, list[str]]:
-    """Rows of (arm, share, steps, own figure, the baseline's curve at those steps, Δ, seeds): the
-    baseline run of the same seed read off its curve (linear between evaluations) at ``share``
-    of each run's budget; with the baseline's and the headline's names."""
+    document: dict[str, Any],
+    arms: Callable[[dict[str, Any]], bool],
+    share: Callable[[dict[str, Any]], float],
+    kind: str,
+    what: str,
+) -> list[str]:
+    """The table of ``arms``' figures beside the baseline run of the same seed read off its curve
+    (linear between evaluations) at ``share`` of each run's budget — the ``kind`` steps, which
+    ``what`` describes; nothing where no arm pairs with a baseline run."""
     runs, baseline = document["runs"], document["baseline"]
     headline = document.get("summary", {}).get("headline", "?")
     base = {r["seed"]: r for r in runs if r["variant"] == baseline and r["method"] == "target"}
@@ -248,55 +251,49 @@ def _read_off_baseline(
             f"{statistics.mean(own):.3g} | {statistics.mean(read):.3g} | {gain:+.3g} | "
             f"{len(pairs)} |"
         )
-    return baseline, headline, rows
+    if not rows:
+        return []
+    return [
+        f"At equal *{kind}* steps: {what.format(headline=headline, baseline=baseline)}",
+        "",
+        f"| variant | {kind} share | {kind} steps | last {LAST} (mean) | {baseline} at those "
+        "steps (mean) | Δ (mean of seeds) | seeds |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
 
 
 def _equal_target_steps(document: dict[str, Any]) -> list[str]:
     """Each curriculum arm's figure beside the target-only baseline's own curve at the target
     steps that arm played (its ``target_share``). The literature's loops (DR, robust PLR,
     ACCEL) have no target slot: they are not listed."""
-    baseline, headline, rows = _read_off_baseline(
+    return _read_off_baseline(
         document,
         lambda r: r["method"] != "target" and r["method"] not in UED_METHODS,
         target_share,
+        "target",
+        f"each curriculum arm's {{headline}} (last {LAST} evaluations) beside the {{baseline}} "
+        "run of the same seed read off its learning curve at the steps the arm played on the "
+        "target game (its recorded target slot-sessions; an approximation: that run's step size "
+        "was still annealing there).",
     )
-    if not rows:
-        return []
-    return [
-        f"At equal *target* steps: each curriculum arm's {headline} (last {LAST} evaluations) "
-        f"beside the {baseline} run of the same seed read off its learning curve at the steps "
-        "the arm played on the target game (its recorded target slot-sessions; an approximation: "
-        "that run's step size was still annealing there).",
-        "",
-        f"| variant | target share | target steps | last {LAST} (mean) | {baseline} at those steps "
-        "(mean) | Δ (mean of seeds) | seeds |",
-        "|---|---|---|---|---|---|---|",
-        *rows,
-        "",
-    ]
 
 
 def _equal_gradient_steps(document: dict[str, Any]) -> list[str]:
     """Each literature loop's figure beside the baseline's curve at the env steps it trained on
     (its ``trained_share``): how far a budget counted in every rollout holds them back."""
-    baseline, headline, rows = _read_off_baseline(
-        document, lambda r: r["method"] in UED_METHODS and trained_share(r) < 1.0, trained_share
+    return _read_off_baseline(
+        document,
+        lambda r: r["method"] in UED_METHODS and trained_share(r) < 1.0,
+        trained_share,
+        "trained",
+        f"each literature loop that scores some levels without a gradient step, its {{headline}} "
+        f"(last {LAST} evaluations) beside the {{baseline}} run of the same seed read off its "
+        "learning curve at the env steps the loop took gradient steps on (its recorded "
+        "iterations with a gradient step; an approximation: that run's step size was still "
+        "annealing there).",
     )
-    if not rows:
-        return []
-    return [
-        f"At equal *trained* steps: each literature loop that scores some levels without a "
-        f"gradient step, its {headline} (last {LAST} evaluations) beside the {baseline} run of "
-        "the same seed read off its learning curve at the env steps the loop took gradient steps "
-        "on (its recorded iterations with a gradient step; an approximation: that run's step "
-        "size was still annealing there).",
-        "",
-        f"| variant | trained share | trained steps | last {LAST} (mean) | {baseline} at those "
-        "steps (mean) | Δ (mean of seeds) | seeds |",
-        "|---|---|---|---|---|---|---|",
-        *rows,
-        "",
-    ]
 
 
 def _skill_table(runs: list[dict[str, Any]]) -> list[str]:
@@ -371,7 +368,9 @@ def processor(cpu: dict[str, Any] | None) -> str:
          if any(flag.startswith(name) for flag in vector)),
         None,
     )  # fmt: skip
-    extensions = f"{len(vector)} vector extensions up to {widest}" if widest else "no AVX"
+    extensions = (
+        f"{len(vector)} vector extensions up to {widest}" if widest else "no vector extensions"
+    )
     return f"{cpu['model'] or 'unknown model'}, {extensions}"
 
 
