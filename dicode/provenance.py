@@ -21,6 +21,8 @@ FIGURES = ROOT / "docs" / "figures"
 PACKAGES = (
     "numpy", "scipy", "jax", "jaxlib", "flax", "optax", "chex", "craftax", "ray", "sqlalchemy",
 )  # fmt: skip
+# Names the commit a copy of the tree without git was made from (who copies it sets it).
+COMMIT_VARIABLE = "DICODE_COMMIT"
 THREAD_VARIABLES = (
     "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS",
     "JAX_PLATFORMS", "TF_NUM_INTRAOP_THREADS",
@@ -64,10 +66,15 @@ def provenance() -> dict[str, Any]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    commit = _git("rev-parse", "HEAD")
+    # Docs do not change figures (and the benchmarks themselves rewrite docs/).
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", ":!docs")
+    dirty: bool | None = bool(status)
+    if commit == "unknown":  # a copy of the tree without git (a container, another machine)
+        commit, dirty = os.environ.get(COMMIT_VARIABLE, "unknown"), None
     return {
-        "commit": _git("rev-parse", "HEAD"),
-        # Docs do not change figures (and the benchmarks themselves rewrite docs/).
-        "tree_dirty": bool(_git("status", "--porcelain", "--untracked-files=no", "--", ":!docs")),
+        "commit": commit,
+        "tree_dirty": dirty,  # None: not known (no git beside the tree)
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
