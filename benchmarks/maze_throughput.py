@@ -2,13 +2,16 @@
 
 Times the named-maze calibration's literature loop (``maze_jaxued``'s ``robust_plr`` student:
 PPO-RNN, one level per env, JaxUED's layout) playing DR (``ued.run_ued``: one fresh 25-wall
-maze per env each iteration, a gradient step on each) per iteration and per held-out evaluation, for each case ``BACKEND:ENVS`` (e.g. ``cpu:32``, ``cuda:256``),
-each in its own process (``JAX_PLATFORMS`` is fixed per process). CPU cases run on one
-intra-op thread, as ``benchmarks/experiment.py`` runs every job. From the figures it projects
-one run's hours at our budget (20M steps) and at the literature's (250M), with our 11
-evaluations each; JaxUED trains 32 envs, so the 32-env rows are the like-for-like ones.
+maze per env each iteration, a gradient step on each), per iteration and per held-out
+evaluation. Each case is ``BACKEND:ENVS`` (one run, e.g. ``cuda:256``) or
+``BACKEND:ENVSxCOPIES`` (that many runs at once on the machine, as an experiment's jobs run),
+each run in its own process (``JAX_PLATFORMS`` is fixed per process); CPU runs use one intra-op
+thread, as ``benchmarks/experiment.py`` runs every job. Steps per second are the machine's
+(summed over copies); the hours are one run's, at our budget (20M steps) and at the
+literature's (250M), with our 11 evaluations, while its copies run beside it. JaxUED trains
+32 envs, so the 32-env rows are the like-for-like ones; wider batches change the algorithm.
 
-Run: ``python benchmarks/maze_throughput.py [--cases cpu:32,cuda:32,cuda:256] [--iterations 10]``
+Run: ``python benchmarks/maze_throughput.py [--cases cpu:32,cuda:32x8] [--iterations 10]``
 Writes ``docs/figures/maze_throughput.json`` (or ``--out``).
 """
 
@@ -30,9 +33,11 @@ from dicode.provenance import FIGURES, provenance
 BUDGETS = {"ours_20M": 20_000_000, "literature_250M": 250_000_000}
 EVALUATIONS = 11  # eval_points=10 plus the one at step 0, as every curve has
 ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+COMPILE_ALLOWANCE_S = 90.0  # concurrent runs all compile before this, then time together
+AVERAGED = ("s_per_iteration", "cpu_s_per_iteration", "evaluation_s", "evaluation_cpu_s")
 
 
-def measure(envs: int, iterations: int, warmup: int = 2) -> dict[str, Any]:
+def measure(envs: int, iterations: int, start_at: float = 0.0, warmup: int = 2) -> dict[str, Any]:
     """One case in this process: ``warmup`` iterations of the real DR loop (``run_ued``) to
     compile, then ``iterations`` timed ones; each call evaluates at its start and end."""
     import jax
@@ -50,6 +55,8 @@ def measure(envs: int, iterations: int, warmup: int = 2) -> dict[str, Any]:
     never = 10**15  # no evaluation between a call's first and last
     run_ued(trainer, dr, warmup * trainer.batch_size, never, seed=0)
     first_s = time.perf_counter() - started
+    waited_s = start_at - time.time()
+    time.sleep(max(waited_s, 0.0))
     t0, c0 = time.perf_counter(), time.process_time()
     curve, _, _ = run_ued(trainer, dr, (warmup + iterations) * trainer.batch_size, never, seed=0)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -60,6 +67,7 @@ def measure(envs: int, iterations: int, warmup: int = 2) -> dict[str, Any]:
         "batch_steps": trainer.batch_size,
         "iterations": iterations,
         "setup_and_compile_s": round(first_s, 2),
+        "waited_s": round(waited_s, 2),
         "s_per_iteration": train_s / iterations,
         "steps_per_s": iterations * trainer.batch_size / train_s,
         "cpu_s_per_iteration": train_cpu_s / iterations,
@@ -78,29 +86,58 @@ def project(case: dict[str, Any]) -> dict[str, float]:
 
 
 def _run_case(case: str, iterations: int) -> dict[str, Any]:
-    backend, envs = case.split(":")
+    """``BACKEND:ENVS`` in one process, or ``BACKEND:ENVSxCOPIES``: that many runs at once on
+    the machine, each timed from one common moment after all have compiled (three times the
+    iterations, so the timed windows overlap); their steps per second add up."""
+    backend, shape = case.split(":")
+    envs, _, copies_text = shape.partition("x")
+    copies = int(copies_text or 1)
     env = os.environ | {"JAX_PLATFORMS": backend, "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
     if backend == "cpu":
         env["XLA_FLAGS"] = ONE_THREAD
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", envs, "--iterations", str(iterations)],
-        env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        return {"case": case, "error": done.stderr[-2000:]}
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"case": case, "backend": backend, **figures, "hours": project(figures)}
+    start_at = time.time() + (COMPILE_ALLOWANCE_S if copies > 1 else 0)
+    iterations = iterations * (3 if copies > 1 else 1)
+    command = [sys.executable, __file__, "--child", envs, "--iterations", str(iterations)]
+    children = [
+        subprocess.Popen(
+            [*command, "--start-at", str(start_at)],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(copies)
+    ]
+    outputs = [child.communicate() for child in children]
+    failed = [err for child, (_, err) in zip(children, outputs, strict=True) if child.returncode]
+    if failed:
+        return {"case": case, "error": failed[0][-2000:]}
+    each = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
+    late = [run["waited_s"] for run in each if run["waited_s"] <= 0]
+    mean = {key: sum(run[key] for run in each) / copies for key in AVERAGED}
+    figures = each[0] | mean | {"steps_per_s": sum(run["steps_per_s"] for run in each)}
+    if copies == 1:
+        return {"case": case, "backend": backend, **figures, "hours": project(figures)}
+    return {
+        "case": case, "backend": backend, **figures, "copies": copies,
+        "compiled_late": len(late),  # > 0: some run started its timing late; windows drift
+        "hours": project(figures | {"steps_per_s": figures["steps_per_s"] / copies}),
+        "per_run": each,
+    }  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default="cpu:32,cpu:256,cuda:32,cuda:256,cuda:2048")
+    parser.add_argument(
+        "--cases", default="cpu:32,cpu:32x8,cuda:32,cuda:32x8,cuda:256,cuda:2048,cuda:8192"
+    )
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--out", type=Path, default=FIGURES / "maze_throughput.json")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--start-at", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        print(json.dumps(measure(args.child, args.iterations)))
+        print(json.dumps(measure(args.child, args.iterations, args.start_at)))
         return
     cases = args.cases.split(",")
     lanes: dict[str, list[str]] = {}  # one lane per backend: CPU cases beside GPU ones
@@ -129,11 +166,11 @@ def main() -> None:
         )
     ratios = {}
     for case, run in by_case.items():
-        backend, envs = case.split(":")
-        anchor = by_case.get(f"cpu:{envs}")
+        backend, shape = case.split(":")
+        anchor = by_case.get(f"cpu:{shape}")
         if backend != "cpu" and anchor and "error" not in run and "error" not in anchor:
             ratios[case] = round(run["steps_per_s"] / anchor["steps_per_s"], 2)
-            print(f"{case} / cpu:{envs} steps per second: {ratios[case]:.2f}×")
+            print(f"{case} / cpu:{shape} steps per second: {ratios[case]:.2f}×")
     document = {
         "benchmark": "maze_throughput",
         "protocol": __doc__,
