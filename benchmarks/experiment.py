@@ -98,6 +98,7 @@ def record(
             "generation_s": result.generation_s,
         },
         "curve": [list(point) for point in result.curve],
+        "trace": result.trace,
         "config": {"method": variant.method, **variant.config.to_dict()},
         "key": config_key(variant, result.seed, steps),
         "run_dir": result.run_dir,

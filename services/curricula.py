@@ -116,6 +116,9 @@ class MethodResult:
     slots: dict[str, int]  # slot-sessions by kind: target, new, replay, new_over_share
     run_dir: str
     curve: list[tuple[int, float]]  # (env steps, headline figure) at every target evaluation
+    # Per evaluation after the first, what the curriculum trained on since the one before
+    # (env steps first; the literature's loops fill it, ``ued.TrainedLevels``).
+    trace: list[dict[str, float]] = field(default_factory=list)
 
 
 def run_method(
@@ -276,4 +279,5 @@ def _result(
         slots=slots,
         run_dir=str(run_dir),
         curve=[(p.env_steps, float(p.target[headline])) for p in curve],
+        trace=[{"env_steps": p.env_steps} | p.curriculum for p in curve if p.curriculum],
     )

@@ -148,6 +148,8 @@ class CurvePoint:
     target: dict[str, Any] = field(default_factory=dict)  # the protocol's figures and skills
     # Target-slot training episodes finished since the last row: mean return and world means.
     train_target: dict[str, float] = field(default_factory=dict)
+    # What the curriculum trained on since the last row (the literature's loops, ued.py).
+    curriculum: dict[str, float] = field(default_factory=dict)
 
     def row(self) -> dict[str, float]:
         """Flat, for CSV: the numeric protocol figures as ``target_<name>`` (the per-skill
@@ -162,6 +164,7 @@ class CurvePoint:
         numbers = {k: v for k, v in self.target.items() if isinstance(v, int | float)}
         flat |= {f"target_{k}": v for k, v in numbers.items()}
         flat |= {f"train_{k}": v for k, v in self.train_target.items()}
+        flat |= {f"curriculum_{k}": v for k, v in self.curriculum.items()}
         return flat
 
 

@@ -171,3 +171,9 @@ def test_the_literature_curricula_train_only_where_they_should(method: str) -> N
         assert counts.mutate in (counts.replay, counts.replay - 1)  # one after every replay
     else:
         assert counts.mutate == 0
+    # The curve says what the gradient steps trained on between evaluations.
+    trained = curve[-1].curriculum
+    assert curve[0].curriculum == {} and trained["trained_plays"] == 4 * counts.gradient
+    assert trained["trained_reachable"] == 1.0 and 1 <= trained["trained_path"] <= 120
+    assert 0 < trained["trained_walls"] <= (25 if method == "dr" else 13 * 13)
+    assert ("buffer_fill" in trained) == (method != "dr")

@@ -36,7 +36,7 @@ import numpy as np
 from dicode.archive.replay import rank_weights, staleness_weights
 from dicode.domains.maze.generate import edit_level, target_pool
 from dicode.domains.maze.grid import SIZE
-from dicode.domains.maze.level_checks import MazePool
+from dicode.domains.maze.level_checks import MazePool, shortest_paths
 from dicode.domains.maze.student.config import UEDConfig
 from dicode.domains.maze.student.trainer import MazeSlotTrainer
 from dicode.student.loop import CurvePoint
@@ -167,6 +167,40 @@ class UEDCounts:
         }
 
 
+@dataclass
+class TrainedLevels:
+    """What the gradient steps trained on since the last evaluation, for the curve's
+    ``curriculum`` figures: does a loop's training mix drift towards long paths (the sparse
+    target's question) or away from the held-out mazes (robust PLR's late swings)?"""
+
+    plays: int = 0  # level-plays with a gradient step (one per env per trained iteration)
+    path_sum: int = 0  # over the reachable ones
+    reachable: int = 0
+    wall_sum: int = 0
+
+    def add(self, levels: MazePool) -> None:
+        paths = shortest_paths(
+            {"walls": levels.walls, "start_pos": levels.start_pos, "goal_pos": levels.goal_pos}
+        )
+        self.plays += levels.size
+        self.path_sum += int(paths[paths >= 0].sum())
+        self.reachable += int((paths >= 0).sum())
+        self.wall_sum += int(levels.walls.sum())
+
+    def figures(self, buffer: LevelBuffer) -> dict[str, float]:
+        """Means over the plays (empty before the first), and the buffer's fill and score."""
+        figures: dict[str, float] = {"trained_plays": self.plays}
+        if self.plays:
+            figures["trained_walls"] = round(self.wall_sum / self.plays, 2)
+            figures["trained_reachable"] = round(self.reachable / self.plays, 4)
+        if self.reachable:
+            figures["trained_path"] = round(self.path_sum / self.reachable, 2)
+        if buffer.size:
+            figures["buffer_fill"] = round(buffer.fill, 4)
+            figures["buffer_score"] = round(float(buffer.score[: buffer.size].mean()), 4)
+        return figures
+
+
 def run_ued(
     trainer: MazeSlotTrainer,
     config: UEDConfig,
@@ -187,15 +221,18 @@ def run_ued(
     n = trainer.num_slots
     buffer, counts = LevelBuffer(config.capacity), UEDCounts()
     curve: list[CurvePoint] = []
+    trained = TrainedLevels()
     train_s = cpu_s = 0.0
     next_eval, made, replayed = trainer.iteration * trainer.batch_size, 0, None
     while True:
         steps = trainer.iteration * trainer.batch_size
         if steps >= next_eval or steps >= env_steps:
             figures = trainer.evaluate()
-            curve.append(
-                CurvePoint(trainer.iteration, steps, round(train_s, 2), round(cpu_s, 2), figures)
-            )
+            seconds = round(train_s, 2), round(cpu_s, 2)
+            point = CurvePoint(trainer.iteration, steps, *seconds, figures)
+            if curve:  # the first row has nothing behind it
+                point.curriculum, trained = trained.figures(buffer), TrainedLevels()
+            curve.append(point)
             if log:
                 print(curve[-1].row(), flush=True)
             next_eval += eval_every_steps
@@ -235,6 +272,8 @@ def run_ued(
         replayed = levels if branch == "replay" else None
         train_s += time.perf_counter() - t0
         cpu_s += time.process_time() - c0
+        if learn:  # outside the timing: a record, not training
+            trained.add(levels)
 
 
 def _score_into(
