@@ -97,7 +97,8 @@ def section(document: dict[str, Any]) -> str:
             f"{slot_mix(mine)} |"
         )
     lines += ["", *_ablation_table(summary, headline), *_skill_table(runs), ""]
-    lines += [*_equal_target_steps(document), *_equal_gradient_steps(document), _origin(runs)]
+    lines += [*_equal_target_steps(document), *_equal_gradient_steps(document)]
+    lines += [*_trained_levels_table(runs), _origin(runs)]
     return "\n".join(lines)
 
 
@@ -294,6 +295,38 @@ def _equal_gradient_steps(document: dict[str, Any]) -> list[str]:
         "iterations with a gradient step; an approximation: that run's step size was still "
         "annealing there).",
     )
+
+
+def _trained_levels_table(runs: list[dict[str, Any]]) -> list[str]:
+    """What the literature's loops took gradient steps on, early, midway and late (the records'
+    ``trace``: one segment per evaluation interval), mean over seeds; empty when no run has one."""
+    traced: dict[str, list[list[dict[str, float]]]] = {}
+    for run in runs:
+        if run.get("trace"):
+            traced.setdefault(run["variant"], []).append(run["trace"])
+    if not traced:
+        return []
+
+    def at(traces: list[list[dict[str, float]]], where: float, key: str) -> str:
+        values = [t[round(where * (len(t) - 1))].get(key) for t in traces]
+        present = [v for v in values if v is not None]
+        return f"{statistics.mean(present):.3g}" if present else "—"
+
+    rows = [
+        "What the loops took gradient steps on, per evaluation interval (first, middle, last; "
+        "mean over seeds): the mean shortest path of the levels played (moves), their walls, "
+        "and the buffer's mean score at the interval's end (robust PLR and ACCEL).",
+        "",
+        "| variant | path (first / middle / last) | walls (first / middle / last) "
+        "| buffer score (last) | seeds |",
+        "|---|---|---|---|---|",
+    ]
+    for name, traces in traced.items():
+        path = " / ".join(at(traces, w, "trained_path") for w in (0, 0.5, 1))
+        walls = " / ".join(at(traces, w, "trained_walls") for w in (0, 0.5, 1))
+        score = at(traces, 1, "buffer_score")
+        rows.append(f"| {name} | {path} | {walls} | {score} | {len(traces)} |")
+    return [*rows, ""]
 
 
 def _skill_table(runs: list[dict[str, Any]]) -> list[str]:

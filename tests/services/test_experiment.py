@@ -153,6 +153,22 @@ def test_the_literature_loops_are_read_against_the_baseline_at_the_steps_they_tr
     assert "equal *trained* steps" not in section(document)
 
 
+def test_the_table_says_what_the_literature_loops_trained_on_early_midway_and_late() -> None:
+    runs = [_run("dr", "target", 0, 0.9, []), _run("accel", "accel", 0, 0.5, [])]
+    runs.append(_run("accel", "accel", 1, 0.4, []))
+    segment = {"env_steps": 0, "trained_plays": 32, "trained_walls": 20.0}
+    paths = [[10.0, 14.0, 30.0], [12.0, 16.0, 40.0]]  # per seed: first, middle, last segment
+    for run, seed_paths in zip(runs[1:], paths, strict=True):
+        run["trace"] = [segment | {"trained_path": v, "buffer_score": 0.5} for v in seed_paths]
+    summary = {"headline": "mean_lines", "variants": {"dr": {"n": 1}, "accel": {"n": 2}}}
+    document = {"protocol": "p", "baseline": "dr", "variants": {}, "runs": runs,
+                "summary": summary}  # fmt: skip
+    assert "| accel | 11 / 15 / 35 | 20 / 20 / 20 | 0.5 | 2 |" in section(document)
+    for run in runs:  # records from before the trace: no table
+        run.pop("trace", None)
+    assert "took gradient steps on" not in section(document)
+
+
 def test_a_record_names_the_processor_xla_compiled_for() -> None:
     # Same platform string, different instruction sets: figures can differ in their last bits.
     machine = provenance()["cpu"]
