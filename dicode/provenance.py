@@ -1,7 +1,9 @@
 """Where figures came from: the commit, the numeric stack's versions, threads and machine.
 
 Every benchmark writes its figures to ``docs/figures/<name>.json`` with this record beside
-them, so a figure can be traced and a difference between two runs explained.
+them, so a figure can be traced and a difference between two runs explained. A copy of the
+tree without git (a container image, a tree copied to another machine) takes its commit from
+``DICODE_COMMIT``, set by whoever copied it, and records its tree state as unknown.
 """
 
 from __future__ import annotations
