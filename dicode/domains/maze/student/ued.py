@@ -179,9 +179,7 @@ class TrainedLevels:
     wall_sum: int = 0
 
     def add(self, levels: MazePool) -> None:
-        paths = shortest_paths(
-            {"walls": levels.walls, "start_pos": levels.start_pos, "goal_pos": levels.goal_pos}
-        )
+        paths = shortest_paths(levels.as_dict())
         self.plays += levels.size
         self.path_sum += int(paths[paths >= 0].sum())
         self.reachable += int((paths >= 0).sum())
