@@ -28,11 +28,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.experiment import THREADS
 from dicode.provenance import FIGURES, provenance
 
 BUDGETS = {"ours_20M": 20_000_000, "literature_250M": 250_000_000}
 EVALUATIONS = 11  # eval_points=10 plus the one at step 0, as every curve has
-ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 COMPILE_ALLOWANCE_S = 90.0  # concurrent runs all compile before this, then time together
 AVERAGED = ("s_per_iteration", "cpu_s_per_iteration", "evaluation_s", "evaluation_cpu_s")
 
@@ -94,7 +94,7 @@ def _run_case(case: str, iterations: int) -> dict[str, Any]:
     copies = int(copies_text or 1)
     env = os.environ | {"JAX_PLATFORMS": backend, "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
     if backend == "cpu":
-        env["XLA_FLAGS"] = ONE_THREAD
+        env |= THREADS
     start_at = time.time() + (COMPILE_ALLOWANCE_S if copies > 1 else 0)
     iterations = iterations * (3 if copies > 1 else 1)
     command = [sys.executable, __file__, "--child", envs, "--iterations", str(iterations)]
@@ -113,14 +113,14 @@ def _run_case(case: str, iterations: int) -> dict[str, Any]:
     if failed:
         return {"case": case, "error": failed[0][-2000:]}
     each = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
-    late = [run["waited_s"] for run in each if run["waited_s"] <= 0]
     mean = {key: sum(run[key] for run in each) / copies for key in AVERAGED}
     figures = each[0] | mean | {"steps_per_s": sum(run["steps_per_s"] for run in each)}
     if copies == 1:
         return {"case": case, "backend": backend, **figures, "hours": project(figures)}
     return {
         "case": case, "backend": backend, **figures, "copies": copies,
-        "compiled_late": len(late),  # > 0: some run started its timing late; windows drift
+        # > 0: some run started its timing late; the timed windows drift apart
+        "compiled_late": sum(run["waited_s"] <= 0 for run in each),
         "hours": project(figures | {"steps_per_s": figures["steps_per_s"] / copies}),
         "per_run": each,
     }  # fmt: skip
