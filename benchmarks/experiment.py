@@ -127,11 +127,30 @@ def with_games(experiment: Experiment, games: int) -> Experiment:
 _WORKER: dict[str, Any] = {}  # per worker process: its warm sandbox pool, once needed
 
 
+def generates_levels(variant: Variant) -> bool:
+    """Does the variant's method run level code (target-only and the literature loops never do)?"""
+    return variant.method != "target" and variant.method not in UED_METHODS
+
+
+def sandbox_refusal(experiment: Experiment, names: list[str]) -> str | None:
+    """Why the sandbox cannot run the level code of the chosen variants here; None when it can,
+    or when none of them generates levels."""
+    from dicode import domains
+    from dicode.levels.sandbox import sandbox_problem
+
+    builders = {
+        domains.get(variant.config.domain).builder_module
+        for variant in (experiment.variants[name] for name in names)
+        if generates_levels(variant)
+    }
+    return next(filter(None, map(sandbox_problem, sorted(builders))), None)
+
+
 def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
     """One run in a worker; the first run that generates levels starts the process's sandbox
     pool (and compiles its rollouts) once, for every later run."""
     validator = None
-    if variant.method != "target" and variant.method not in UED_METHODS:  # these never generate
+    if generates_levels(variant):
         if "validator" not in _WORKER:
             from dicode import domains
             from dicode.levels.pipeline import Validator
@@ -299,6 +318,9 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else list(experiment.seeds)
     figures = args.figures or FIGURES / f"{experiment.name}.json"
     steps = args.steps or experiment.steps
+    problem = sandbox_refusal(experiment, names)
+    if problem:  # before any run: a curriculum arm cannot train without its levels
+        parser.exit(2, f"error: {problem}\n")
     print(f"command: {command_line()}", flush=True)
     from benchmarks.results_tables import rebuild_results
 

@@ -43,6 +43,7 @@ from dicode.archive.config import ArchiveConfig
 from dicode.archive.graph import LevelColumns, LineageView
 from dicode.archive.selection import select_parents, strict_in_force
 from dicode.levels.pipeline import Validator
+from dicode.levels.sandbox import SandboxUnavailable
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict, bounded_text
 from dicode.settings import GeneratorSettings
 from dicode.teachers.base import (
@@ -163,7 +164,10 @@ class Generator:
         """Validate and store the domain's seed levels not yet recorded for this run.
 
         Returns how many seed attempts were recorded (0 when the run was already seeded; a
-        start interrupted half-way records only the missing ones).
+        start interrupted half-way records only the missing ones). Raises `SandboxUnavailable`
+        when the sandbox cannot run the seeds here: nothing is recorded then, since the verdict
+        says nothing about the level, and a stored rejection would keep the seed from ever
+        being validated once the sandbox is back.
         """
         seeded = self.repo.attempts.listing(self.run_id, AttemptFilter(teacher=SEED_TEACHER))
         done = {a.code for a in seeded}
@@ -173,6 +177,8 @@ class Generator:
                 continue
             started = time.perf_counter()
             verdict = self._validate(source)
+            if verdict.stage == SANDBOX_UNAVAILABLE:
+                raise SandboxUnavailable(verdict.error or "the sandbox is unavailable")
             attempt, level = attempt_rows(
                 domain=self.world.name,
                 teacher=SEED_TEACHER,
@@ -204,8 +210,8 @@ class Generator:
     ) -> GeneratorStats:
         """Keep ``in_flight`` attempts going until ``stop`` is set or ``max_attempts`` ran."""
         stop = stop or asyncio.Event()
-        seeded = await asyncio.to_thread(self.seed_archive)
-        log.info("%s %d seed level(s) stored by this process", GENERATING, seeded)
+        if not await self._seed_when_possible(stop):
+            return self.stats
         running: set[asyncio.Task[None]] = set()
         while not stop.is_set():
             if max_attempts is not None and self.stats.started >= max_attempts:
@@ -220,6 +226,20 @@ class Generator:
         if running:
             await asyncio.gather(*running, return_exceptions=True)
         return self.stats
+
+    async def _seed_when_possible(self, stop: asyncio.Event) -> bool:
+        """`seed_archive`, retried while the sandbox cannot run the seeds (the service keeps
+        running and says why); False when ``stop`` came first."""
+        while not stop.is_set():
+            try:
+                seeded = await asyncio.to_thread(self.seed_archive)
+            except SandboxUnavailable as unavailable:
+                self._hold_for_sandbox(str(unavailable))
+                await _wait_any(set(), stop, self.settings.sandbox_retry_s)
+                continue
+            log.info("%s %d seed level(s) stored by this process", GENERATING, seeded)
+            return True
+        return False
 
     async def _may_start_now(self) -> bool:
         """`may_start`, or False while the archive is unreachable (a database restart): the

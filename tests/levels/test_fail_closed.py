@@ -1,9 +1,9 @@
 """The sandbox fails closed: without its walls no level code runs, and every caller says why.
 
 Covered: no bubblewrap on PATH, a bubblewrap that cannot create namespaces, a worker that
-cannot install its rlimits; the validator, ``dicode levels validate``, ``dicode run`` and the
-generator each refuse with the reason and the fix. Only ``DICODE_UNSAFE_NO_BUBBLEWRAP=1`` opts
-out (tested in test_sandbox.py).
+cannot install its rlimits; the validator, ``dicode levels validate``, ``dicode run``, the
+generator and the experiment runner each refuse with the reason and the fix. Only
+``DICODE_UNSAFE_NO_BUBBLEWRAP=1`` opts out (tested in test_sandbox.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,13 @@ from archive_db.records import AttemptFilter
 from dicode import domains
 from dicode.domains.tetris.seeds import seed_level_sources
 from dicode.levels.pipeline import Validator
-from dicode.levels.sandbox import PROJECT_ROOT, UNSAFE_OPT_IN, WORKER_SCRIPT, SandboxPool
+from dicode.levels.sandbox import (
+    PROJECT_ROOT,
+    UNSAFE_OPT_IN,
+    WORKER_SCRIPT,
+    SandboxPool,
+    SandboxUnavailable,
+)
 from dicode.levels.verdict import SANDBOX_UNAVAILABLE
 from services.generator.service import Generator
 from tests.services.conftest import TINY, new_run
@@ -122,11 +129,13 @@ def test_a_worker_that_cannot_set_its_rlimits_refuses_the_level() -> None:
     assert "could not put up its walls" in error and "RLIMIT_NOFILE" in error
 
 
-def _dicode(*args: str, path: str) -> subprocess.CompletedProcess[str]:
+def _dicode(
+    *args: str, path: str, module: str = "services.cli"
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != UNSAFE_OPT_IN}
     env["PATH"] = path
     return subprocess.run(
-        [sys.executable, "-m", "services.cli", *args],
+        [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -153,6 +162,49 @@ def test_dicode_run_refuses_to_start(tmp_path: Path) -> None:
     assert answer.returncode == 2, answer.stdout + answer.stderr
     assert "bubblewrap" in answer.stderr and UNSAFE_OPT_IN in answer.stderr
     assert not any(tmp_path.iterdir())  # no run was created
+
+
+def test_the_experiment_runner_refuses_a_curriculum_arm_before_any_run(tmp_path: Path) -> None:
+    figures = tmp_path / "figures.json"
+    answer = _dicode(
+        "maze_long_paths", "--variants", "target,dicode_skills", "--out", str(tmp_path / "runs"),
+        "--figures", str(figures), path=NO_BWRAP_PATH, module="benchmarks.experiment",
+    )  # fmt: skip
+    assert answer.returncode == 2, answer.stdout + answer.stderr
+    assert "bubblewrap" in answer.stderr and UNSAFE_OPT_IN in answer.stderr
+    assert not figures.exists() and not (tmp_path / "runs").exists()
+
+
+def test_seeding_without_walls_stores_nothing_and_seeds_once_they_are_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refused seed is not the level's fault: stored as rejected, it would never be tried
+    again, and the run would have no parent to generate from."""
+    require_bubblewrap()
+    repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
+    run_id = new_run(repo)
+    settings = replace(TINY.generator, sandbox_retry_s=0.05)
+    with monkeypatch.context() as walled:
+        walled.setenv("PATH", NO_BWRAP_PATH)
+        walled.delenv(UNSAFE_OPT_IN, raising=False)
+        with Validator(domains.get("tetris"), pool_size=2, warm=1, rollouts=False) as walled_off:
+            generator = Generator(repo, run_id, settings, TINY.archive, validator=walled_off)
+            with pytest.raises(SandboxUnavailable, match="bubblewrap"):
+                generator.seed_archive()
+
+            async def serve_briefly() -> None:  # the service waits for the sandbox; it keeps going
+                stop = asyncio.Event()
+                asyncio.get_running_loop().call_later(0.5, stop.set)
+                await generator.run(stop)
+
+            asyncio.run(serve_briefly())
+            assert generator.stats.started == 0 and not generator.may_start()
+    assert repo.attempts.listing(run_id) == []
+    with Validator(domains.get("tetris"), pool_size=2, warm=1, rollouts=False) as validator:
+        generator = Generator(repo, run_id, TINY.generator, TINY.archive, validator=validator)
+        assert generator.seed_archive() == len(domains.get("tetris").seed_sources())
+    assert all(a.verdict == "accepted" for a in repo.attempts.listing(run_id))
+    repo.close()
 
 
 def test_the_generator_stores_refused_attempts_with_their_code(
