@@ -365,7 +365,11 @@ class Generator:
         self.view.refresh(self.repo, self.run_id)
         columns = self._with_children_in_flight(self.view.columns())
         if columns.ids.size == 0:
-            raise RuntimeError("the run has no level to generate from (seed it first)")
+            counts = self.repo.statistics.counts(self.run_id)
+            raise RuntimeError(
+                f"the run has no level to generate from ({counts.levels} levels, "
+                f"{counts.active} active, {counts.rejected} attempts rejected): seed it first"
+            )
         if not self.settings.feedback:
             parent_id = int(self._rng.choice(columns.ids))
             level = self.repo.levels.get(parent_id)
