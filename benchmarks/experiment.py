@@ -33,6 +33,7 @@ import atexit
 import contextlib
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import time
@@ -46,6 +47,7 @@ from benchmarks.experiments_catalog import EXPERIMENTS, Experiment, Variant
 from benchmarks.run_figures import command_line, headline_figures, record_digest, summarise
 from dicode.provenance import FIGURES, provenance
 from services.curricula import UED_METHODS, MethodResult, run_method
+from services.progress import step_progress
 
 # Every worker trains with the same intra-op thread count, whatever --jobs is: a run's figures
 # then depend only on its config and seed (tests/services/test_experiment.py checks it).
@@ -146,9 +148,10 @@ def sandbox_refusal(experiment: Experiment, names: list[str]) -> str | None:
     return next(filter(None, map(sandbox_problem, sorted(builders))), None)
 
 
-def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
+def _run(variant: Variant, steps: int, seed: int, out: Path, tensorboard: bool) -> MethodResult:
     """One run in a worker; the first run that generates levels starts the process's sandbox
-    pool (and compiles its rollouts) once, for every later run."""
+    pool (and compiles its rollouts) once, for every later run. ``tensorboard``: event files
+    in the run's folder."""
     validator = None
     if generates_levels(variant):
         if "validator" not in _WORKER:
@@ -161,7 +164,7 @@ def _run(variant: Variant, steps: int, seed: int, out: Path) -> MethodResult:
             )
             atexit.register(_WORKER["validator"].close)
         validator = _WORKER["validator"]
-    return run_method(variant.method, steps, seed, out, variant.config, validator)
+    return run_method(variant.method, steps, seed, out, variant.config, validator, tensorboard)
 
 
 def run_experiment(
@@ -175,9 +178,12 @@ def run_experiment(
     fresh: bool = False,
     on_record: Callable[[dict[str, Any]], None] | None = None,
     command: str | None = None,
+    tensorboard: bool = False,
 ) -> dict[str, Any]:
     """Run what is missing of ``names`` × ``seeds``; returns the experiment's document.
-    ``command``: the command line stored in every record (default: this process's)."""
+    ``command``: the command line stored in every record (default: this process's);
+    ``tensorboard``: each run writes TensorBoard event files in ``<run folder>/tensorboard/``.
+    On a terminal a progress bar counts the env steps of the finished runs."""
     command = command_line() if command is None else command
     document = _load(figures, experiment, fresh)
     done = {run["key"] for run in document["runs"]}
@@ -193,14 +199,19 @@ def run_experiment(
         return document
     started = time.perf_counter()
     spawn = multiprocessing.get_context("spawn")  # JAX state must not be forked
-    with _thread_settings(), ProcessPoolExecutor(jobs, spawn) as pool:
+    # The runs report only when they end, so the bar's speed spans the whole work.
+    progress = step_progress(window_s=math.inf)
+    with _thread_settings(), ProcessPoolExecutor(jobs, spawn) as pool, progress:
+        bar = progress.add_task(experiment.name, total=len(tasks) * steps)
+        progress.advance(bar, 0)  # the first sample: the speed counts from here
         futures = {
             # One folder per variant: variants of one method would share <method>_s<seed>/.
             pool.submit(
-                _run, experiment.variants[name], steps, seed, out / experiment.name / name
+                _run, experiment.variants[name], steps, seed, out / experiment.name / name,
+                tensorboard,
             ): name
             for name, seed in tasks
-        }
+        }  # fmt: skip
         for finished, future in enumerate(as_completed(futures), start=1):
             name = futures[future]
             entry = record(name, experiment.variants[name], future.result(), steps, command)
@@ -212,6 +223,7 @@ def run_experiment(
             _save(figures, document)
             if on_record is not None:
                 on_record(document)
+            progress.advance(bar, steps)
             elapsed = time.perf_counter() - started
             eta = elapsed / finished * (len(tasks) - finished)
             print(
@@ -307,6 +319,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/experiments"))
     parser.add_argument("--figures", type=Path, help="default docs/figures/<experiment>.json")
     parser.add_argument("--fresh", action="store_true", help="ignore runs already in the file")
+    parser.add_argument(
+        "--no-tensorboard",
+        dest="tensorboard",
+        action="store_false",
+        help="write no TensorBoard event files (default: <run folder>/tensorboard/)",
+    )
     args = parser.parse_args()
     experiment = experiments[args.experiment]
     if args.games:
@@ -324,7 +342,10 @@ def main() -> None:
     print(f"command: {command_line()}", flush=True)
     from benchmarks.results_tables import rebuild_results
 
-    run_experiment(experiment, names, seeds, steps, args.jobs, args.out, figures, args.fresh)
+    run_experiment(
+        experiment, names, seeds, steps, args.jobs, args.out, figures, args.fresh,
+        tensorboard=args.tensorboard,
+    )  # fmt: skip
     rebuild_results()
 
 

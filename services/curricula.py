@@ -52,6 +52,7 @@ from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSetting
 from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import SlotCounts
 from dicode.student.loop import CurvePoint, StudentLoop, train, write_curve
+from dicode.student.run_log import TensorBoardLog
 from services.generator.service import Generator
 
 
@@ -128,15 +129,17 @@ def run_method(
     out: Path,
     config: MethodConfig,
     validator: Validator | None = None,
+    tensorboard: bool = False,
 ) -> MethodResult:
     """Train ``method`` from training seed ``seed`` for ``env_steps`` steps under ``out``.
 
     Writes ``out/<method>_s<seed>/``: ``config.json`` (settings and result), ``curve.csv``,
-    ``curve.png`` and, for the curricula, ``archive.sqlite`` (a fresh one every run).
+    ``curve.png``, for the curricula ``archive.sqlite`` (a fresh one every run) and, with
+    ``tensorboard``, TensorBoard's event files in ``tensorboard/``.
     ``validator`` lets several runs share one warm sandbox pool (it is not closed here).
     """
     if method in UED_METHODS:
-        return _run_ued(method, env_steps, seed, out, config)
+        return _run_ued(method, env_steps, seed, out, config, tensorboard)
     if method not in METHODS:
         known = [*METHODS, *UED_METHODS]
         raise ValueError(f"unknown method {method!r}; known: {', '.join(known)}")
@@ -154,8 +157,9 @@ def run_method(
     sessions = student.iterations_per_session
     trainer = world.make_trainer(student, config.evaluator)
     generation_s, attempts, accepted, trained = 0.0, 0, 0, 0
+    run_log = TensorBoardLog(run_dir / "tensorboard") if tensorboard else None
     if chosen.rule is None:
-        curve = train(StudentLoop(trainer), env_steps, sessions, every, log=False)
+        curve = train(StudentLoop(trainer), env_steps, sessions, every, log=False, run_log=run_log)
         played = -(-curve[-1].iteration // sessions)  # sessions, the last one maybe short
         slots = SlotCounts(target=played * trainer.num_slots).to_dict()
     else:
@@ -189,7 +193,7 @@ def run_method(
             loop = StudentLoop(trainer, schedule)
             curve = train(
                 loop, env_steps, sessions, every, log=False,
-                before_session=generate, after_evaluation=show_teacher,
+                before_session=generate, after_evaluation=show_teacher, run_log=run_log,
             )  # fmt: skip
             attempts = generator.stats.accepted + generator.stats.rejected
             accepted = generator.stats.accepted
@@ -199,6 +203,8 @@ def run_method(
             if validator is None:
                 generator.close()
             repo.close()
+    if run_log is not None:
+        run_log.close()
     headline = world.target_metrics[0]
     result = _result(
         method, seed, curve, headline, started, generation_s, attempts, accepted, trained,
@@ -208,7 +214,7 @@ def run_method(
 
 
 def _run_ued(
-    method: str, env_steps: int, seed: int, out: Path, config: MethodConfig
+    method: str, env_steps: int, seed: int, out: Path, config: MethodConfig, tensorboard: bool
 ) -> MethodResult:
     """A literature curriculum on the maze (``dicode.domains.maze.student.ued``): the same records
     as every method; ``slots`` counts iterations by branch (new / replay / mutate) and those
@@ -227,7 +233,10 @@ def _run_ued(
     settings["student"], settings["ued"] = student.to_dict(), asdict(ued)
     trainer = MazeSlotTrainer(student.ppo, config.evaluator.games, config.evaluator.max_steps)
     every = max(env_steps // config.eval_points, 1)
-    curve, counts, _ = run_ued(trainer, ued, env_steps, every, seed)
+    run_log = TensorBoardLog(run_dir / "tensorboard") if tensorboard else None
+    curve, counts, _ = run_ued(trainer, ued, env_steps, every, seed, run_log=run_log)
+    if run_log is not None:
+        run_log.close()
     headline = domains.get("maze").target_metrics[0]
     result = _result(
         method, seed, curve, headline, started, 0.0, 0, 0, len(counts.trained),

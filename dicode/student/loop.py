@@ -8,7 +8,8 @@ environments restart on the new level; nothing recompiles), each iteration's per
 are summed per level, the target episodes update the running mean target return ``R̄`` that the
 next iteration's completion bonus is capped at (``dicode.student.bonus``; the attribute keeps the
 paper's name, ``r_prev``), and the session's outcomes go back to the schedule. :func:`train` runs
-sessions to a step budget and evaluates on a step schedule.
+sessions to a step budget and evaluates on a step schedule, reporting to a run's log
+(``dicode.student.run_log``) when given one.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, SupportsFloat, runtime_checkable
 
 import numpy as np
 
 from dicode.student.bonus import running_return
-from dicode.student.curriculum import TARGET
+from dicode.student.curriculum import TARGET, SlotCounts
+from dicode.student.run_log import RunLog
 from dicode.student.tally import EpisodeTally, merge_outcomes, sum_by_level
 
 
@@ -74,6 +76,23 @@ class SlotSchedule(Protocol):
     def record(self, iteration: int, outcomes: Mapping[int, EpisodeTally]) -> None:
         """The session's outcomes per level id (``TARGET`` included)."""
         ...
+
+
+@runtime_checkable
+class ReportsLosses(Protocol):
+    """A trainer that keeps its last update's PPO losses (``SlotPPO.iterate``'s
+    ``policy_loss``, ``value_loss`` and ``entropy``) for a run's log."""
+
+    @property
+    def last_losses(self) -> Mapping[str, SupportsFloat]: ...
+
+
+@runtime_checkable
+class CountsSlots(Protocol):
+    """A schedule that counts its slot-sessions by kind (``ArchiveSchedule``)."""
+
+    @property
+    def counts(self) -> SlotCounts: ...
 
 
 class StudentLoop:
@@ -177,13 +196,15 @@ def train(
     log: bool = True,
     before_session: Callable[[], object] | None = None,
     after_evaluation: Callable[[CurvePoint], object] | None = None,
+    run_log: RunLog | None = None,
 ) -> list[CurvePoint]:
     """Train until ``env_steps`` environment steps; evaluate (and checkpoint) on a schedule.
 
     ``before_session`` runs before every session (e.g. a teacher writing the levels the
     session may draw); ``after_evaluation`` receives every curve point as it is measured
     (e.g. to show the teacher the target student's profile). Neither is counted as training
-    time.
+    time. ``run_log`` receives every session's figures (:func:`session_scalars`) and every
+    evaluation (:func:`log_evaluation`); it is left open.
     """
     curve: list[CurvePoint] = []
     train_seconds = cpu_seconds = 0.0
@@ -206,6 +227,8 @@ def train(
             curve.append(point)
             if after_evaluation is not None:
                 after_evaluation(point)
+            if run_log is not None:
+                log_evaluation(run_log, curve)
             if log:
                 print(point.row(), flush=True)
             target_sum = EpisodeTally()
@@ -223,6 +246,47 @@ def train(
         target = outcomes.get(TARGET)
         if target is not None:
             target_sum = target_sum + target
+        if run_log is not None:
+            run_log.scalars(loop.env_steps, session_scalars(loop, outcomes))
+
+
+def loss_scalars(trainer: object) -> dict[str, float]:
+    """The last update's PPO losses as ``ppo/<name>`` (none when the trainer keeps none)."""
+    if not isinstance(trainer, ReportsLosses):
+        return {}
+    return {f"ppo/{name}": float(value) for name, value in trainer.last_losses.items()}
+
+
+def session_scalars(loop: StudentLoop, outcomes: Mapping[int, EpisodeTally]) -> dict[str, float]:
+    """What a session trained on: the last update's losses, the target's training episodes
+    (``train/target_mean_return`` and the world's means), the share of slots on the target,
+    and the schedule's slot-sessions so far by kind (``slots/<kind>``)."""
+    values = loss_scalars(loop.trainer)
+    target = outcomes.get(TARGET)
+    if target is not None and target.mean_return is not None:
+        means = {"mean_return": target.mean_return} | target.means()
+        values |= {f"train/target_{name}": value for name, value in means.items()}
+    values["slots/target_share"] = loop.slot_levels.count(TARGET) / len(loop.slot_levels)
+    if isinstance(loop.schedule, CountsSlots):
+        values |= {f"slots/{kind}": n for kind, n in loop.schedule.counts.to_dict().items()}
+    return values
+
+
+def log_evaluation(
+    run_log: RunLog, curve: Sequence[CurvePoint], extra: Mapping[str, float] | None = None
+) -> None:
+    """The newest point of ``curve`` into ``run_log``: the protocol's figures, the env steps per
+    training second since the point before (``train/env_steps_per_s``), what the curriculum
+    trained on (``curriculum/<name>``) and ``extra``."""
+    point = curve[-1]
+    values = {f"curriculum/{name}": value for name, value in point.curriculum.items()}
+    if len(curve) > 1:
+        before = curve[-2]
+        seconds = point.train_seconds - before.train_seconds
+        if seconds > 0:
+            values["train/env_steps_per_s"] = (point.env_steps - before.env_steps) / seconds
+    run_log.scalars(point.env_steps, values | dict(extra or {}))
+    run_log.figures(point.env_steps, point.target)
 
 
 def write_curve(

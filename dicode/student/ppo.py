@@ -46,6 +46,9 @@ from dicode.student.tally import SlotStats, env_slots, slot_stats
 
 Keys = tuple[jax.Array, jax.Array, jax.Array]
 
+#: The update's figures among ``iterate``'s metrics (means over its minibatches; 0 without one).
+LOSSES = ("policy_loss", "value_loss", "entropy")
+
 
 class PPOHyperparameters(LossWeights, Protocol):
     """What the PPO reads of a world's config (each world's dataclass documents them)."""
@@ -374,7 +377,7 @@ class SlotPPO:
 
         def measure_only(rng: jax.Array) -> tuple[TrainState, jax.Array, dict[str, jax.Array]]:
             zero = jnp.zeros((), jnp.float32)
-            return runner.train, rng, {"policy_loss": zero, "value_loss": zero, "entropy": zero}
+            return runner.train, rng, dict.fromkeys(LOSSES, zero)
 
         if isinstance(learn, bool):  # a Python flag picks the branch while tracing
             train, rng, metrics = (update if learn else measure_only)(rng)

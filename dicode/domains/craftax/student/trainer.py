@@ -31,7 +31,7 @@ from dicode.domains.craftax.student.slot_world import Trainer
 from dicode.domains.craftax.student.target_pool import TargetPool
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
-from dicode.student.ppo import RunnerState
+from dicode.student.ppo import LOSSES, RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
 
 
@@ -76,6 +76,7 @@ class CraftaxSlotTrainer(LayoutTrainer):
             [self.target.bundle()] * config.num_slots, config.pool_size
         )
         self.runner: RunnerState = self.ppo.init(config.seed, self.slots)
+        self.last_losses: dict[str, jax.Array] = {}  # the last update's, for a run's log
         self._write_slot = jax.jit(level_slots.write_slot)
         self._write_entries = jax.jit(level_slots.write_pool_entries)
         self._evaluator: CraftaxEvaluator | None = None
@@ -88,9 +89,10 @@ class CraftaxSlotTrainer(LayoutTrainer):
 
     def iterate(self, slot_reset: np.ndarray, r_prev: float) -> list[EpisodeTally]:
         self._refresh_target()
-        self.runner, stats, _ = self.ppo.iterate(
+        self.runner, stats, metrics = self.ppo.iterate(
             self.runner, self.slots, jnp.asarray(slot_reset), jnp.float32(r_prev)
         )
+        self.last_losses = {name: metrics[name] for name in LOSSES}
         return slot_tallies(stats)
 
     def _refresh_target(self) -> None:

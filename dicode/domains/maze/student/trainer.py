@@ -41,7 +41,7 @@ from dicode.domains.maze.student.evaluate import MazeEvaluator
 from dicode.domains.maze.student.slot_world import MazeSlots, Trainer
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
-from dicode.student.ppo import RunnerState
+from dicode.student.ppo import LOSSES, RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
 
 # Offset of the training DR stream from the run seed (apart from the evaluation's streams).
@@ -125,6 +125,7 @@ class MazeSlotTrainer(LayoutTrainer):
         self.levels_pay_bonus = True
         self.learn = True  # False: the next iterations only measure (robust PLR's new levels)
         self.last_metrics: dict[str, np.ndarray] = {}  # the last iteration's per-env scores
+        self.last_losses: dict[str, jax.Array] = {}  # the last update's, for a run's log
         self.slots = self._device_slots()
         self.runner: RunnerState = self.ppo.init(config.seed, self.slots)
         self._stale = False
@@ -152,6 +153,7 @@ class MazeSlotTrainer(LayoutTrainer):
             self.runner, self.slots, jnp.asarray(slot_reset, bool), jnp.float32(r_prev), self.learn
         )
         self.last_metrics = {k: np.asarray(metrics[k]) for k in ("pvl", "value_mean", "return_max")}
+        self.last_losses = {name: metrics[name] for name in LOSSES}
         return slot_tallies(stats)
 
     def evaluator(self) -> MazeEvaluator:

@@ -39,7 +39,8 @@ from dicode.domains.maze.grid import SIZE
 from dicode.domains.maze.level_checks import MazePool, shortest_paths
 from dicode.domains.maze.student.config import UEDConfig
 from dicode.domains.maze.student.trainer import MazeSlotTrainer
-from dicode.student.loop import CurvePoint
+from dicode.student.loop import CurvePoint, log_evaluation, loss_scalars
+from dicode.student.run_log import RunLog
 
 # The new levels' stream is apart from the trainer's own target stream and the evaluation's.
 _NEW_LEVEL_STREAM = 5_500_007
@@ -206,10 +207,12 @@ def run_ued(
     eval_every_steps: int,
     seed: int,
     log: bool = False,
+    run_log: RunLog | None = None,
 ) -> tuple[list[CurvePoint], UEDCounts, LevelBuffer]:
     """Train ``trainer`` (one env per slot) with ``config``'s curriculum for ``env_steps``
     env steps, evaluating the held-out protocol every ``eval_every_steps``; returns the
-    curve, the branch counts and the final buffer."""
+    curve, the branch counts and the final buffer. ``run_log`` receives every evaluation with
+    the branch counts, and the losses of every iteration that learnt."""
     if trainer.config.envs_per_slot != 1 or trainer.config.pool_size != 1:
         raise ValueError(
             "the literature's curricula play one level per env: envs_per_slot=1, pool_size=1"
@@ -233,6 +236,9 @@ def run_ued(
             curve.append(point)
             if log:
                 print(curve[-1].row(), flush=True)
+            if run_log is not None:
+                kinds = counts.to_dict() | {"levels_trained": len(counts.trained)}
+                log_evaluation(run_log, curve, {f"slots/{k}": n for k, n in kinds.items()})
             next_eval += eval_every_steps
         if steps >= env_steps:
             trainer.learn = True  # the trainer is left as it came: every iteration learns
@@ -272,6 +278,8 @@ def run_ued(
         cpu_s += time.process_time() - c0
         if learn:  # outside the timing: a record, not training
             trained.add(levels)
+            if run_log is not None:
+                run_log.scalars(trainer.iteration * trainer.batch_size, loss_scalars(trainer))
 
 
 def _score_into(

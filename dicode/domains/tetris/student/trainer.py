@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -24,7 +25,7 @@ from dicode.domains.tetris.student.evaluate import Evaluator, evaluate_greedy, m
 from dicode.domains.tetris.student.slot_world import Trainer
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
-from dicode.student.ppo import RunnerState
+from dicode.student.ppo import LOSSES, RunnerState
 from dicode.student.tally import EpisodeTally, slot_tallies
 
 EVAL_GAMES = 20  # the target protocol (docs/evaluation.md)
@@ -84,6 +85,7 @@ class TetrisSlotTrainer(LayoutTrainer):
         self.pools: list[TetrisLevel] = [self.target_pool] * config.num_slots
         self.slots = build_slots(self.pools, config.pool_size)
         self.runner: RunnerState = self.ppo.init(config.seed, self.slots)
+        self.last_losses: dict[str, jax.Array] = {}  # the last update's, for a run's log
         self._stale = False
 
     def place(self, slot: int, pool: TetrisLevel | None) -> None:
@@ -94,9 +96,10 @@ class TetrisSlotTrainer(LayoutTrainer):
         if self._stale:
             self.slots = build_slots(self.pools, self.config.pool_size)
             self._stale = False
-        self.runner, stats, _ = self.ppo.iterate(
+        self.runner, stats, metrics = self.ppo.iterate(
             self.runner, self.slots, jnp.asarray(slot_reset), jnp.float32(r_prev)
         )
+        self.last_losses = {name: metrics[name] for name in LOSSES}
         return slot_tallies(stats)
 
     def evaluate(self) -> dict[str, Any]:

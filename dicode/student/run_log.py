@@ -1,0 +1,72 @@
+"""A run's log for TensorBoard: scalars against environment steps, as event files.
+
+The training loops (``dicode.student.loop.train``, the maze's literature loops) report through
+the small :class:`RunLog` protocol, so a caller that passes no log gets nothing written and the
+library imports no writer. :class:`TensorBoardLog` writes TensorBoard's event files with
+tensorboardX; ``tensorboard --logdir <folder>`` shows them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol, SupportsFloat
+
+
+class RunLog(Protocol):
+    """Where a training loop reports; every ``step`` is in environment steps."""
+
+    def scalars(self, step: int, values: Mapping[str, SupportsFloat]) -> None:
+        """Each value under its tag (e.g. ``ppo/entropy``) at ``step``."""
+        ...
+
+    def figures(self, step: int, figures: Mapping[str, Any]) -> None:
+        """A target protocol's figures at ``step``: the numbers under ``target/``, the per-skill
+        ones (``figures["skills"]``) under ``skills/``; other data (e.g. start boards) is left
+        out."""
+        ...
+
+    def close(self) -> None:
+        """Write out whatever is pending."""
+        ...
+
+
+def figure_scalars(figures: Mapping[str, Any]) -> dict[str, float]:
+    """The numeric figures of a target protocol as tags: ``target/<name>``, ``skills/<name>``."""
+    numbers = {f"target/{k}": v for k, v in figures.items() if isinstance(v, int | float)}
+    skills = {f"skills/{k}": v for k, v in figures.get("skills", {}).items()}
+    return numbers | skills
+
+
+class TensorBoardLog:
+    """A :class:`RunLog` writing TensorBoard event files into ``folder``.
+
+    ``resume_step``: the step a resumed run continues from; TensorBoard then hides what an
+    earlier process wrote from that step on (the sessions after its last checkpoint, trained
+    again). Without it the run starts over: earlier event files in ``folder`` are removed, as a
+    fresh run's curve and archive replace the old ones.
+    """
+
+    def __init__(self, folder: Path, resume_step: int | None = None) -> None:
+        from tensorboardX import SummaryWriter
+
+        if not resume_step:
+            for old in folder.glob("events.out.tfevents.*"):
+                old.unlink()
+        # Flushed every few seconds so a live run can be watched; purge_step makes TensorBoard
+        # drop the earlier events at or after it.
+        self._writer = SummaryWriter(str(folder), purge_step=resume_step or None, flush_secs=10)
+
+    def scalars(self, step: int, values: Mapping[str, SupportsFloat]) -> None:
+        for tag, value in values.items():
+            number = float(value)
+            if math.isfinite(number):  # NaN = nothing measured (e.g. no episode finished)
+                self._writer.add_scalar(tag, number, step)
+
+    def figures(self, step: int, figures: Mapping[str, Any]) -> None:
+        self.scalars(step, figure_scalars(figures))
+        self._writer.flush()  # an evaluation is worth keeping even if the process dies next
+
+    def close(self) -> None:
+        self._writer.close()
