@@ -12,25 +12,33 @@ what the teacher produced and how the free slots were filled), the declared abla
 by seed), the per-skill figures side by side, each arm read against the baseline's curve at the
 steps it played on the target game (curricula) or took gradient steps on (the literature's
 loops), and where the runs came from (commits, numeric stack, processors, command lines,
-records edited by hand or run from a dirty tree). The judge
-benchmarks' files (``JUDGE_BENCHMARKS``, written by ``benchmarks/judge_eval.py``,
-``judge_collapse.py`` and ``judge_real_model.py``) are rendered the same way: the protocol, one
-row per (judge, mode) run with the gate's verdict, and where the runs came from. Text outside
-the markers is the analysis, written by people; a missing section is appended.
+records edited by hand or run from a dirty tree), with its picture after the main table:
+``docs/figures/plots/NAME.svg``, redrawn by the same command (``benchmarks/results_plots.py``:
+the arms' learning curves and run figures). The judge benchmarks' files (``JUDGE_BENCHMARKS``,
+written by ``benchmarks/judge_eval.py``, ``judge_collapse.py`` and ``judge_real_model.py``) are
+rendered the same way: the protocol, one row per (judge, mode) run with the gate's verdict, and
+where the runs came from. Text outside the markers is the analysis, written by people; a
+missing section is appended.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.run_figures import (
+from benchmarks.results_plots import write_plots
+from dicode.provenance import FIGURES, ROOT
+from dicode.student.curriculum import CurriculumConfig, num_target_slots
+from services.curricula import UED_METHODS
+from services.run_figures import (
     LAST,
     Ablation,
     edited,
@@ -38,9 +46,6 @@ from benchmarks.run_figures import (
     run_figure,
     summarise,
 )
-from dicode.provenance import FIGURES, ROOT
-from dicode.student.curriculum import CurriculumConfig, num_target_slots
-from services.curricula import UED_METHODS
 
 RESULTS = ROOT / "docs" / "results.md"
 ORDER = (
@@ -51,8 +56,9 @@ JUDGE_BENCHMARKS = ("judge_eval", "judge_collapse", "judge_vllm", "judge_llama")
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
 
 
-def section(document: dict[str, Any]) -> str:
-    """The markdown of one experiment (without its markers)."""
+def section(document: dict[str, Any], picture: str | None = None) -> str:
+    """The markdown of one experiment (without its markers); ``picture``, the path of its plot
+    relative to the markdown file, is shown after the main table."""
     runs = document["runs"]
     headline = document.get("summary", {}).get("headline", "?")
     # Recomputed from the records, so the table never shows a summary of another rule.
@@ -96,6 +102,12 @@ def section(document: dict[str, Any]) -> str:
             f"{per_seed} | {delta} | {moved_word(versus)} | {cpu:.1f} | {teacher} | "
             f"{slot_mix(mine)} |"
         )
+    if picture is not None:
+        lines += [
+            "",
+            f"![Each arm's learning curve (mean over seeds, 95 % band) and run figures, with "
+            f"the difference to {document['baseline']}]({picture})",
+        ]
     lines += ["", *_ablation_table(summary, headline), *_skill_table(runs), ""]
     lines += [*_equal_target_steps(document), *_equal_gradient_steps(document)]
     lines += [*_trained_levels_table(runs), _origin(runs)]
@@ -408,12 +420,19 @@ def processor(cpu: dict[str, Any] | None) -> str:
 
 
 def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[str]:
-    """Replace (or append) every judge benchmark's and experiment's section; returns the names
-    written."""
+    """Replace (or append) every judge benchmark's and experiment's section, and redraw every
+    experiment's picture into ``figures/plots`` (`benchmarks.results_plots`), each linked from
+    its section; returns the names written."""
     text = results.read_text() if results.is_file() else "# Results\n"
     written = []
-    renderers = [(name, judge_section) for name in JUDGE_BENCHMARKS]
-    renderers += [(name, section) for name in ORDER]
+    plots = write_plots(figures, figures / "plots")
+    renderers: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+        (name, judge_section) for name in JUDGE_BENCHMARKS
+    ]
+    renderers += [
+        (name, partial(section, picture=_relative(plots.get(name), results.parent)))
+        for name in ORDER
+    ]
     for name, render in renderers:
         path = figures / f"{name}.json"
         if not path.is_file():
@@ -430,6 +449,11 @@ def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[st
         written.append(name)
     results.write_text(text)
     return written
+
+
+def _relative(path: Path | None, start: Path) -> str | None:
+    """``path`` as a link from a file in ``start`` (markdown links are relative)."""
+    return None if path is None else Path(os.path.relpath(path, start)).as_posix()
 
 
 if __name__ == "__main__":
