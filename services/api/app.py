@@ -19,11 +19,13 @@ from fastapi.staticfiles import StaticFiles
 
 from archive_db import ArchiveError, ArchiveRepository, NotFoundError
 from dicode.levels.pipeline import Validator
+from dicode.provenance import FIGURES
 from services.api.metrics import RequestCounter, api_registry
 from services.api.routers import (
     attempts,
     control,
     dashboard,
+    experiments,
     levels,
     lineage,
     pages,
@@ -37,10 +39,15 @@ STATIC = Path(__file__).with_name("static")
 
 
 def create_app(
-    db_url: str, *, api_token: str | None = None, validator: Validator | None = None
+    db_url: str,
+    *,
+    api_token: str | None = None,
+    validator: Validator | None = None,
+    figures: Path = FIGURES,
 ) -> FastAPI:
     """The API over the archive at ``db_url`` (opened, and migrated, once). ``validator``
-    (optional) is a sandbox pool to validate submissions with; the caller closes it."""
+    (optional) is a sandbox pool to validate submissions with; the caller closes it.
+    ``figures`` is the directory whose experiment documents ``/experiments`` shows."""
     repository = ArchiveRepository.open(db_url)
     sandboxes = Sandboxes(validator)
 
@@ -59,6 +66,7 @@ def create_app(
     app.state.repository = repository
     app.state.api_token = api_token
     app.state.sandboxes = sandboxes
+    app.state.figures = figures
     app.state.registry, requests = api_registry(repository)
     app.add_middleware(RequestCounter, counter=requests)
     app.add_exception_handler(NotFoundError, _not_found)
@@ -67,6 +75,7 @@ def create_app(
         service,
         runs,
         dashboard,
+        experiments,
         levels,
         attempts,
         lineage,

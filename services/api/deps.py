@@ -1,5 +1,6 @@
-"""What routes receive: the repository (from ``app.state``), the run named in the path, and
-the bounded parameter types every route shares.
+"""What routes receive: the repository (from ``app.state``), the run named in the path, the
+experiments' figures directory (``app.state``) and the experiment named in the path, and the
+bounded parameter types every route shares.
 
 Bounds keep every value inside what both backends can take: an out-of-range id, offset or a
 control character in a text filter is a 422 before any SQL runs.
@@ -8,12 +9,14 @@ control character in a text filter is a 422 before any SQL runs.
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from pathlib import Path as FilePath
+from typing import Annotated, Any
 
-from fastapi import Depends, Path, Query, Request
+from fastapi import Depends, HTTPException, Path, Query, Request
 
 from archive_db import ArchiveRepository
 from archive_db.records import RunInfo
+from services.experiment_view import UnknownExperiment, experiment_document
 
 MAX_ID = 2**63 - 1  # the largest key of a 64-bit column (BIGINT; SQLite INTEGER)
 MAX_PAGE = 500
@@ -31,6 +34,29 @@ async def get_repository(request: Request) -> ArchiveRepository:
 
 
 Repository = Annotated[ArchiveRepository, Depends(get_repository)]
+
+
+async def get_figures(request: Request) -> FilePath:
+    figures: FilePath = request.app.state.figures
+    return figures
+
+
+Figures = Annotated[FilePath, Depends(get_figures)]  # the experiments' figures files
+ExperimentName = Annotated[
+    str,
+    Path(max_length=MAX_TEXT, pattern=PRINTABLE, description="a name GET /api/experiments lists"),
+]
+
+
+def selected_experiment(name: ExperimentName, figures: Figures) -> dict[str, Any]:
+    """The experiment document named in the path (404 for a name the listing lacks)."""
+    try:
+        return experiment_document(figures, name)
+    except UnknownExperiment as error:
+        raise HTTPException(404, str(error)) from None
+
+
+SelectedExperiment = Annotated[dict[str, Any], Depends(selected_experiment)]
 
 RunKey = Annotated[
     str,

@@ -318,3 +318,54 @@ class SubmissionResult(BaseModel):
     level_id: int | None
     duplicate: bool = Field(description="the run held a level with this content already")
     detail: str | None = Field(description="why it was not accepted (null when accepted)")
+
+
+# ---------------------------------------------------------------------- experiments
+class ExperimentSummary(BaseModel):
+    """An experiment document of the figures directory (``services.experiment_view``)."""
+
+    name: str = Field(description="the figures file's name without .json")
+    headline: str = Field(description="the figure the arms are compared on")
+    baseline: str
+    arms: list[str] = Field(description="the arms that ran, in the tables' order")
+    runs: int
+
+
+class BandPoint(FromRecord):
+    env_steps: float
+    mean: float = Field(description="over the seeds evaluated at these env steps")
+    low: float | None = Field(description="95 % t-interval of the mean; null for one seed")
+    high: float | None
+    n: int = Field(description="seeds evaluated at these env steps")
+
+
+class SeedFigure(FromRecord):
+    seed: int
+    figure: float = Field(description="the run's mean of its last three evaluations")
+
+
+class Difference(FromRecord):
+    diff: float = Field(description="the arm's mean run figure minus the baseline's")
+    low: float = Field(description="95 % Welch interval")
+    high: float
+    moved: bool = Field(description="the interval excludes zero")
+
+
+class ExperimentArm(FromRecord):
+    name: str
+    note: str
+    n: int
+    mean: float = Field(description="of the run figures")
+    std: float = Field(description="sample std of the run figures (0 for one seed)")
+    seeds: list[SeedFigure]
+    vs_baseline: Difference | None = Field(description="null for the baseline or one seed")
+    curve: list[BandPoint] = Field(description="the mean learning curve over seeds")
+    without_curve: int = Field(description="runs whose record kept no curve")
+
+
+class ExperimentDetail(FromRecord):
+    name: str
+    protocol: str
+    headline: str
+    baseline: str
+    arms: list[ExperimentArm]

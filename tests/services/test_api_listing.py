@@ -48,6 +48,10 @@ ROUTES = {
     ("get", "/api/levels/{level_id}/preview"),
     ("get", "/api/levels/{level_id}/preview.png"),
     ("get", "/api/attempts/{attempt_id}"),
+    ("get", "/api/experiments"),
+    ("get", "/api/experiments/{name}"),
+    ("get", "/experiments"),
+    ("get", "/experiments/{name}"),
 }
 
 

@@ -184,7 +184,7 @@ def test_the_api_serves_every_page_and_its_scripts(
         wait_for(lambda: fetch(f"{base}/healthz", 2)[0] == 200 or server.poll() is not None,
                  60, "the API to answer")  # fmt: skip
         assert server.poll() is None, log.read_text()[-3000:]
-        pages = ["/", "/docs"]
+        pages = ["/", "/docs", "/experiments"]
         for world, outcome in report["worlds"].items():
             run = f"wheel-{world}"
             pages += [f"/runs/{run}", f"/runs/{run}/lineage", f"/runs/{run}/attempts"]

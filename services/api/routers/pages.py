@@ -1,7 +1,8 @@
 """The web pages: the index (runs, levels, a level) and the archive browser's pages — a run's
-dashboard, its lineage graph and attempts, one level. The browser's pages share one HTML
-skeleton that loads the page's ES module (``static/web/<page>.js``), which reads the JSON API;
-an unknown run or level is a 404 before any page."""
+dashboard, its lineage graph and attempts, one level, the experiments and one experiment. The
+browser's pages share one HTML skeleton that loads the page's ES module
+(``static/web/<page>.js``), which reads the JSON API; an unknown run, level or experiment is a
+404 before any page."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, HTMLResponse
 
-from services.api.deps import RecordId, Repository, SelectedRun
+from services.api.deps import RecordId, Repository, SelectedExperiment, SelectedRun
 from services.api.schemas import json_content
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
@@ -20,7 +21,7 @@ HTML: dict[int | str, dict[str, Any]] = {
 }
 # JSON beside an HTML route: a `model` would be filed under text/html.
 UNKNOWN: dict[int | str, dict[str, Any]] = {
-    404: {"content": json_content("ErrorMessage"), "description": "no such run/level"}
+    404: {"content": json_content("ErrorMessage"), "description": "no such run/level/experiment"}
 }
 
 # The archive browser's pages differ only in their title and module.
@@ -77,3 +78,15 @@ def level_page(level_id: RecordId, repo: Repository) -> HTMLResponse:
     """One level: description, code, previews, history, family and the attempt that made it."""
     repo.levels.get(level_id)  # 404 for an unknown level
     return _browser_page("Level", "level")
+
+
+@router.get("/experiments")
+def experiments_page() -> HTMLResponse:
+    """The experiments of the figures directory, each linked to its page."""
+    return _browser_page("Experiments", "experiments")
+
+
+@router.get("/experiments/{name}", responses=UNKNOWN)
+def experiment_page(document: SelectedExperiment) -> HTMLResponse:
+    """One experiment: each arm's mean learning curve with its 95 % band, and its table."""
+    return _browser_page("Experiment", "experiments")

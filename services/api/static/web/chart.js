@@ -46,12 +46,25 @@ function empty(title, message) {
     el("p", { class: "muted" }, message));
 }
 
-// series: [{key, name, colour, dots, points: [{x, y, tip}]}]; x in ms when `time`.
+// A band's stretches without a gap (a point with no low/high breaks it).
+function bandStretches(band) {
+  const stretches = [[]];
+  for (const b of band) {
+    if (b.low === null || b.high === null) stretches.push([]);
+    else stretches[stretches.length - 1].push(b);
+  }
+  return stretches.filter((s) => s.length > 1);
+}
+
+// series: [{key, name, colour, dots, points: [{x, y, tip}], band: [{x, low, high}]}]; x in ms
+// when `time`; a series' optional band is shaded under its line.
 export function lineChart({ title, xLabel, yLabel, series, time = false, yFloor }) {
   const all = series.flatMap((s) => s.points).filter((p) => p.y !== null && p.y !== undefined);
   if (!all.length) return empty(title, "no data yet");
+  const bounds = series.flatMap((s) => s.band || []).flatMap((b) => [b.low, b.high])
+    .filter((y) => y !== null);
   const [x0, x1] = extent(all.map((p) => p.x));
-  const [y0, y1] = extent(all.map((p) => p.y), yFloor);
+  const [y0, y1] = extent([...all.map((p) => p.y), ...bounds], yFloor);
   const innerW = WIDTH - MARGIN.left - MARGIN.right;
   const innerH = HEIGHT - MARGIN.top - MARGIN.bottom;
   const sx = (x) => MARGIN.left + ((x - x0) / (x1 - x0)) * innerW;
@@ -76,6 +89,11 @@ export function lineChart({ title, xLabel, yLabel, series, time = false, yFloor 
   series.map((s) => {
     const shown = s.points.filter((p) => p.y !== null && p.y !== undefined);
     return svg("g", { "data-series": s.key },
+      bandStretches(s.band || []).map((stretch) => svg("polygon", {
+        class: "band", fill: s.colour, "fill-opacity": 0.18,
+        points: [...stretch.map((b) => `${sx(b.x).toFixed(1)},${sy(b.high).toFixed(1)}`),
+          ...[...stretch].reverse().map((b) => `${sx(b.x).toFixed(1)},${sy(b.low).toFixed(1)}`)].join(" "),
+      })),
       svg("polyline", { fill: "none", stroke: s.colour, "stroke-width": 2,
         points: shown.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ") }),
       s.dots ? shown.map((p) => svg("circle", { class: "point", cx: sx(p.x), cy: sy(p.y), r: 3.5,

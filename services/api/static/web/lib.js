@@ -52,7 +52,7 @@ export function runFromPath() {
 
 // The header every page shares: the run's pages, the current one marked for screen readers.
 export function header(run, current) {
-  const links = [["Runs", "/", "runs"]];
+  const links = [["Runs", "/", "runs"], ["Experiments", "/experiments", "experiments"]];
   if (run !== null) {
     const base = `/runs/${encodeURIComponent(run)}`;
     links.push(["Dashboard", base, "dashboard"], ["Lineage", `${base}/lineage`, "lineage"],
