@@ -4,8 +4,9 @@ target-only baseline), and a saved student measured by the world's target protoc
 The same flags for every world. The student's configuration is the world's defaults with
 ``--set KEY=JSON`` overrides (``Domain.ppo_config``); the protocol's games and step cap are the
 world's (``Domain.target_evaluation``) unless given. A training folder holds ``config.json``,
-``curve.csv``, ``curve.png`` (the headline figure) and ``checkpoint.msgpack``; ``eval`` reads
-the student's configuration from the ``config.json`` beside the checkpoint. Training and
+``curve.csv``, ``curve.png`` (the headline figure), ``checkpoint.msgpack`` and TensorBoard's
+event files in ``tensorboard/``; on a terminal a progress bar counts the env steps. ``eval``
+reads the student's configuration from the ``config.json`` beside the checkpoint. Training and
 evaluation import JAX (and Craftax, ~20 s) when they run, so ``--help`` stays fast.
 """
 
@@ -16,7 +17,7 @@ import math
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,8 +26,14 @@ from rich.table import Table
 from dicode.domains.base import Domain
 from dicode.settings import EvaluatorSettings, StudentSettings, parse_overrides
 from services.domain_option import EXIT_USAGE, DomainOption, resolve_world
+from services.progress import step_progress
+
+if TYPE_CHECKING:
+    from dicode.student.loop import CurvePoint, StudentLoop
+    from dicode.student.run_log import RunLog
 
 CONFIG_FILE, CHECKPOINT_FILE, CURVE_FILE = "config.json", "checkpoint.msgpack", "curve.csv"
+TENSORBOARD_DIR = "tensorboard"
 
 console = Console()
 
@@ -91,9 +98,13 @@ def train_command(
         bool, typer.Option(help="decay the step size linearly to 0 over STEPS")
     ] = False,
     resume: Annotated[bool, typer.Option(help="continue from OUT/checkpoint.msgpack")] = False,
+    tensorboard: Annotated[
+        bool, typer.Option(help="write TensorBoard event files into OUT/tensorboard/")
+    ] = True,
 ) -> None:
     """Train the world's student on its target game alone; the target protocol on a schedule."""
-    from dicode.student.loop import StudentLoop, train, write_curve
+    from dicode.student.loop import StudentLoop, write_curve
+    from dicode.student.run_log import TensorBoardLog
 
     world = resolve_world(domain)
     config = student_config(world, steps, seed, set_, anneal)
@@ -106,7 +117,14 @@ def train_command(
     if resume and checkpoint.exists():
         loop.load(checkpoint)
     started = time.perf_counter()
-    curve = train(loop, steps, eval_every_steps=eval_every, checkpoint=checkpoint)
+    run_log = None
+    if tensorboard:  # a resumed run continues its log; a new one replaces the folder's
+        run_log = TensorBoardLog(folder / TENSORBOARD_DIR, resume_step=loop.env_steps)
+    try:
+        curve = _train_with_progress(loop, steps, eval_every, checkpoint, run_log, world.name)
+    finally:
+        if run_log is not None:
+            run_log.close()
     headline = world.target_metrics[0]
     # A resumed run rewrites the curve from its resume point on.
     write_curve(curve, folder / CURVE_FILE, folder / "curve.png", headline=headline)
@@ -116,6 +134,31 @@ def train_command(
         f"({time.perf_counter() - started:.0f} s wall incl. compile/eval): "
         f"{world.headline_label} {last.target[headline]:.4g}"
     )
+
+
+def _train_with_progress(
+    loop: StudentLoop,
+    steps: int,
+    eval_every: int,
+    checkpoint: Path,
+    run_log: RunLog | None,
+    label: str,
+) -> list[CurvePoint]:
+    """``dicode.student.loop.train`` with a progress bar of env steps (on a terminal only)."""
+    from dicode.student.loop import train
+
+    with step_progress() as progress:
+        task = progress.add_task(label, total=steps, completed=loop.env_steps)
+
+        def show_steps() -> None:
+            progress.update(task, completed=loop.env_steps)
+
+        curve = train(
+            loop, steps, eval_every_steps=eval_every, checkpoint=checkpoint,
+            before_session=show_steps, run_log=run_log,
+        )  # fmt: skip
+        show_steps()
+    return curve
 
 
 def eval_command(
