@@ -89,7 +89,8 @@ def _curves(axes: Axes, shown: Experiment, colours: dict[str, ColorType]) -> Non
 
 
 def _run_figures(axes: Axes, shown: Experiment, colours: dict[str, ColorType]) -> None:
-    """One row per arm, the baseline on top; the Δ and its interval under the arm's name."""
+    """One row per arm in the tables' order, the first on top; the Δ and its interval under the
+    arm's name."""
     axes.set_title(f"(b) run figures (last {LAST} evaluations)", loc="left")
     axes.set_xlabel(shown.headline)
     base = next((arm for arm in shown.arms if arm.name == shown.baseline), None)
