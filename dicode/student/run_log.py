@@ -9,6 +9,7 @@ tensorboardX; ``tensorboard --logdir <folder>`` shows them.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, SupportsFloat
@@ -42,10 +43,10 @@ def figure_scalars(figures: Mapping[str, Any]) -> dict[str, float]:
 class TensorBoardLog:
     """A :class:`RunLog` writing TensorBoard event files into ``folder``.
 
-    ``resume_step``: the step a resumed run continues from; TensorBoard then hides what an
-    earlier process wrote from that step on (the sessions after its last checkpoint, trained
-    again). Without it the run starts over: earlier event files in ``folder`` are removed, as a
-    fresh run's curve and archive replace the old ones.
+    ``resume_step``: the step of the checkpoint a resumed run continues from; TensorBoard then
+    hides what an earlier process wrote after it (the sessions after its last checkpoint, which
+    are trained again). Without it the run starts over: earlier event files in ``folder`` are
+    removed, as a fresh run's curve and archive replace the old ones.
     """
 
     def __init__(self, folder: Path, resume_step: int | None = None) -> None:
@@ -54,9 +55,14 @@ class TensorBoardLog:
         if not resume_step:
             for old in folder.glob("events.out.tfevents.*"):
                 old.unlink()
-        # Flushed every few seconds so a live run can be watched; purge_step makes TensorBoard
-        # drop the earlier events at or after it.
-        self._writer = SummaryWriter(str(folder), purge_step=resume_step or None, flush_secs=10)
+        # TensorBoard drops the earlier events at or after ``purge_step``: what was logged up to
+        # the checkpoint stays. Flushed every few seconds so a live run can be watched.
+        purge = resume_step + 1 if resume_step else None
+        # tensorboardX names a file by the second it opened it: a writer opened within the same
+        # second (a quick resume) would overwrite it, so the nanoseconds follow, in order.
+        self._writer = SummaryWriter(
+            str(folder), purge_step=purge, flush_secs=10, filename_suffix=f".{time.time_ns()}"
+        )
 
     def scalars(self, step: int, values: Mapping[str, SupportsFloat]) -> None:
         for tag, value in values.items():
