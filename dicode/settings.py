@@ -91,6 +91,8 @@ class RunSettings:
     student: StudentSettings = field(default_factory=StudentSettings)
     evaluator: EvaluatorSettings = field(default_factory=EvaluatorSettings)
     archive: ArchiveConfig = field(default_factory=ArchiveConfig)
+    # The student writes TensorBoard event files into the run's folder (``tensorboard/``).
+    tensorboard: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +103,7 @@ class RunSettings:
             "student": self.student.to_dict(),
             "evaluator": asdict(self.evaluator),
             "archive": asdict(self.archive),
+            "tensorboard": self.tensorboard,
         }
 
     @classmethod
@@ -126,6 +129,7 @@ class RunSettings:
             ),
             evaluator=_build(EvaluatorSettings, data.get("evaluator", {})),
             archive=_build(ArchiveConfig, data.get("archive", {})),
+            tensorboard=bool(data.get("tensorboard", True)),  # runs stored before it: on
         )
 
 

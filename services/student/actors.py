@@ -95,6 +95,7 @@ class StudentWorker:
             if report.evaluated:
                 self._evaluated.inc(len(report.evaluated))
         self.loop.checkpoint()  # whatever happens next, the newest state is on disk
+        self.loop.close()
         return self.last
 
     def stop(self) -> None:

@@ -6,7 +6,8 @@ The training is the library's `dicode.student.loop.StudentLoop` over the run's w
 DiCode's active-set admission, levels stamped sampled). This class adds what a long-running
 service needs: a checkpoint file under ``runs/<name>/checkpoints/`` plus its archive row every
 ``checkpoint_every`` sessions (keeping the newest ``keep_checkpoints`` files), resume from the
-newest one, and a `student_session` event per session for the API and the terminal view.
+newest one, a `student_session` event per session for the API and the terminal view, and (the
+run's ``tensorboard`` setting) TensorBoard event files in ``runs/<name>/tensorboard/``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from dicode import domains
 from dicode.settings import RunSettings
 from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import TARGET
-from dicode.student.loop import StudentLoop
+from dicode.student.loop import StudentLoop, session_scalars
+from dicode.student.run_log import TensorBoardLog
 from dicode.student.tally import EpisodeTally
 
 
@@ -108,6 +110,9 @@ class ArchiveStudent:
         self.resumed_from: int | None = None
         if resume:
             self._restore()
+        self.run_log: TensorBoardLog | None = None
+        if settings.tensorboard:  # a resumed run continues its log from the checkpoint
+            self.run_log = TensorBoardLog(Path(run_dir) / "tensorboard", self.env_steps)
 
     @property
     def iteration(self) -> int:
@@ -140,7 +145,17 @@ class ArchiveStudent:
             slots=self.schedule.counts.to_dict(),
         )
         self.repo.events.add(SESSION_EVENT, report.payload(), run_id=self.run_id)
+        if self.run_log is not None:
+            steps = self.settings.iterations_per_session * self.loop.batch_size
+            values = session_scalars(self.loop, outcomes)
+            values["train/env_steps_per_s"] = steps / report.seconds
+            self.run_log.scalars(self.env_steps, values)
         return report
+
+    def close(self) -> None:
+        """Write out the run's log (the student trains no more)."""
+        if self.run_log is not None:
+            self.run_log.close()
 
     def checkpoint(self) -> str:
         """Write a checkpoint file and its archive row; returns the file's path."""
