@@ -48,6 +48,7 @@ from benchmarks.run_figures import command_line, headline_figures, record_digest
 from dicode.provenance import FIGURES, provenance
 from services.curricula import UED_METHODS, MethodResult, run_method
 from services.progress import step_progress
+from services.seed_runs import PROGRAM_KIND, batches_seeds, run_seeds
 
 # Every worker trains with the same intra-op thread count, whatever --jobs is: a run's figures
 # then depend only on its config and seed (tests/services/test_experiment.py checks it).
@@ -56,17 +57,18 @@ THREADS = {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism
 
 # ----------------------------------------------------------------------------- records
 def config_key(variant: Variant, seed: int, steps: int) -> str:
-    """What makes two runs the same run (the file is resumed on it)."""
-    text = json.dumps(
-        {
-            "method": variant.method,
-            "config": variant.config.to_dict(),
-            "seed": seed,
-            "steps": steps,
-        },
-        sort_keys=True,
-        default=str,
-    )
+    """What makes two runs the same run (the file is resumed on it). A run of a device program
+    (``services/seed_runs.py``) is not the same run as one of the host loops it replaced: its
+    levels and draws come from other streams."""
+    identity: dict[str, Any] = {
+        "method": variant.method,
+        "config": variant.config.to_dict(),
+        "seed": seed,
+        "steps": steps,
+    }
+    if batches_seeds(variant.method, variant.config):
+        identity["program"] = PROGRAM_KIND
+    text = json.dumps(identity, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -101,6 +103,7 @@ def record(
         },
         "curve": [list(point) for point in result.curve],
         "trace": result.trace,
+        "program": result.program,
         "config": {"method": variant.method, **variant.config.to_dict()},
         "key": config_key(variant, result.seed, steps),
         "run_dir": result.run_dir,
@@ -148,10 +151,16 @@ def sandbox_refusal(experiment: Experiment, names: list[str]) -> str | None:
     return next(filter(None, map(sandbox_problem, sorted(builders))), None)
 
 
-def _run(variant: Variant, steps: int, seed: int, out: Path, tensorboard: bool) -> MethodResult:
-    """One run in a worker; the first run that generates levels starts the process's sandbox
-    pool (and compiles its rollouts) once, for every later run. ``tensorboard``: event files
-    in the run's folder."""
+def _run(
+    variant: Variant, steps: int, seeds: list[int], out: Path, tensorboard: bool
+) -> list[MethodResult]:
+    """One task in a worker: ``seeds`` as one device program where the method allows it
+    (``services/seed_runs.py``), else the one seed's run; the first run that generates levels
+    starts the process's sandbox pool (and compiles its rollouts) once, for every later run.
+    ``tensorboard``: event files in each run's folder."""
+    if batches_seeds(variant.method, variant.config):
+        return run_seeds(variant.method, steps, seeds, out, variant.config, tensorboard)
+    (seed,) = seeds
     validator = None
     if generates_levels(variant):
         if "validator" not in _WORKER:
@@ -164,7 +173,20 @@ def _run(variant: Variant, steps: int, seed: int, out: Path, tensorboard: bool) 
             )
             atexit.register(_WORKER["validator"].close)
         validator = _WORKER["validator"]
-    return run_method(variant.method, steps, seed, out, variant.config, validator, tensorboard)
+    return [run_method(variant.method, steps, seed, out, variant.config, validator, tensorboard)]
+
+
+def plan_tasks(
+    experiment: Experiment, names: list[str], seeds: list[int], seeds_per_program: int
+) -> list[tuple[str, list[int]]]:
+    """The worker tasks: per variant, its seeds in programs of up to ``seeds_per_program``
+    where its method trains seeds together, else one seed per task."""
+    tasks = []
+    for name in names:
+        variant = experiment.variants[name]
+        size = seeds_per_program if batches_seeds(variant.method, variant.config) else 1
+        tasks += [(name, seeds[i : i + size]) for i in range(0, len(seeds), size)]
+    return tasks
 
 
 def run_experiment(
@@ -179,22 +201,33 @@ def run_experiment(
     on_record: Callable[[dict[str, Any]], None] | None = None,
     command: str | None = None,
     tensorboard: bool = False,
+    seeds_per_program: int = 5,
 ) -> dict[str, Any]:
     """Run what is missing of ``names`` × ``seeds``; returns the experiment's document.
     ``command``: the command line stored in every record (default: this process's);
-    ``tensorboard``: each run writes TensorBoard event files in ``<run folder>/tensorboard/``.
+    ``tensorboard``: each run writes TensorBoard event files in ``<run folder>/tensorboard/``;
+    ``seeds_per_program``: the most seeds of one arm trained as one device program (the rest
+    of the arm's seeds form more programs; ``--jobs`` of them run at once).
     On a terminal a progress bar counts the env steps of the finished runs."""
     command = command_line() if command is None else command
     document = _load(figures, experiment, fresh)
     done = {run["key"] for run in document["runs"]}
-    tasks = [
-        (name, seed)
-        for seed in seeds
+    missing = {
+        name: [s for s in seeds if config_key(experiment.variants[name], s, steps) not in done]
         for name in names
-        if config_key(experiment.variants[name], seed, steps) not in done
+    }
+    tasks = [
+        task
+        for name, todo in missing.items()
+        for task in plan_tasks(experiment, [name], todo, seeds_per_program)
     ]
-    skipped = len(names) * len(seeds) - len(tasks)
-    print(f"{experiment.name}: {len(tasks)} runs to do, {skipped} already in {figures}", flush=True)
+    runs = sum(len(todo) for todo in missing.values())
+    skipped = len(names) * len(seeds) - runs
+    print(
+        f"{experiment.name}: {runs} runs to do in {len(tasks)} tasks, {skipped} already in "
+        f"{figures}",
+        flush=True,
+    )
     if not tasks:
         return document
     started = time.perf_counter()
@@ -202,37 +235,39 @@ def run_experiment(
     # The runs report only when they end, so the bar's speed spans the whole work.
     progress = step_progress(window_s=math.inf)
     with _thread_settings(), ProcessPoolExecutor(jobs, spawn) as pool, progress:
-        bar = progress.add_task(experiment.name, total=len(tasks) * steps)
+        bar = progress.add_task(experiment.name, total=runs * steps)
         progress.advance(bar, 0)  # the first sample: the speed counts from here
         futures = {
             # One folder per variant: variants of one method would share <method>_s<seed>/.
             pool.submit(
-                _run, experiment.variants[name], steps, seed, out / experiment.name / name,
-                tensorboard,
+                _run, experiment.variants[name], steps, task_seeds,
+                out / experiment.name / name, tensorboard,
             ): name
-            for name, seed in tasks
+            for name, task_seeds in tasks
         }  # fmt: skip
-        for finished, future in enumerate(as_completed(futures), start=1):
+        finished = 0
+        for future in as_completed(futures):
             name = futures[future]
-            entry = record(name, experiment.variants[name], future.result(), steps, command)
-            document["runs"].append(entry)
             headline = _headline(experiment)
-            document["summary"] = summarise(
-                document["runs"], headline, experiment.baseline, experiment.ablations
-            )
-            _save(figures, document)
-            if on_record is not None:
-                on_record(document)
-            progress.advance(bar, steps)
-            elapsed = time.perf_counter() - started
-            eta = elapsed / finished * (len(tasks) - finished)
-            print(
-                f"[{finished}/{len(tasks)}] {name} seed {entry['seed']}: "
-                f"{headline} {entry['headline']['last_mean']:.3f} (last 3; final "
-                f"{entry['figures'][headline]:.3f}) "
-                f"({entry['cost']['wall_s'] / 60:.1f} min); ETA {eta / 60:.0f} min",
-                flush=True,
-            )
+            for result in future.result():
+                entry = record(name, experiment.variants[name], result, steps, command)
+                document["runs"].append(entry)
+                document["summary"] = summarise(
+                    document["runs"], headline, experiment.baseline, experiment.ablations
+                )
+                _save(figures, document)
+                if on_record is not None:
+                    on_record(document)
+                progress.advance(bar, steps)
+                finished += 1
+                eta = (time.perf_counter() - started) / finished * (runs - finished)
+                print(
+                    f"[{finished}/{runs}] {name} seed {entry['seed']}: "
+                    f"{headline} {entry['headline']['last_mean']:.3f} (last 3; final "
+                    f"{entry['figures'][headline]:.3f}) "
+                    f"({entry['cost']['wall_s'] / 60:.1f} min); ETA {eta / 60:.0f} min",
+                    flush=True,
+                )
     return document
 
 
@@ -316,6 +351,13 @@ def main() -> None:
         "--games", type=int, help="override the games per evaluation (a different protocol)"
     )
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--seeds-per-program",
+        type=int,
+        default=5,
+        help="the most seeds of an arm trained as one device program (target-only and the "
+        "maze's literature loops; 1: each seed its own program)",
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/experiments"))
     parser.add_argument("--figures", type=Path, help="default docs/figures/<experiment>.json")
     parser.add_argument("--fresh", action="store_true", help="ignore runs already in the file")
@@ -344,7 +386,7 @@ def main() -> None:
 
     run_experiment(
         experiment, names, seeds, steps, args.jobs, args.out, figures, args.fresh,
-        tensorboard=args.tensorboard,
+        tensorboard=args.tensorboard, seeds_per_program=args.seeds_per_program,
     )  # fmt: skip
     rebuild_results()
 

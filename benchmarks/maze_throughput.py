@@ -1,9 +1,9 @@
 """How fast the maze student trains on each JAX backend, and what the literature's budget costs.
 
 Times the named-maze calibration's literature loop (``maze_jaxued``'s ``robust_plr`` student:
-PPO-RNN, one level per env, JaxUED's layout) playing DR (``ued.run_ued``: one fresh 25-wall
-maze per env each iteration, a gradient step on each), per iteration and per held-out
-evaluation. Each case is ``BACKEND:ENVS`` (one run, e.g. ``cuda:256``) or
+PPO-RNN, one level per env, JaxUED's layout) playing DR (``ued.ued_program`` of one seed: one
+fresh 25-wall maze per env each iteration, made on the device, a gradient step on each), per
+iteration and per held-out evaluation. Each case is ``BACKEND:ENVS`` (one run, e.g. ``cuda:256``) or
 ``BACKEND:ENVSxCOPIES`` (that many runs at once on the machine, as an experiment's jobs run),
 each run in its own process (``JAX_PLATFORMS`` is fixed per process); CPU runs use one intra-op
 thread, as ``benchmarks/experiment.py`` runs every job. Steps per second are the machine's
@@ -38,29 +38,33 @@ AVERAGED = ("s_per_iteration", "cpu_s_per_iteration", "evaluation_s", "evaluatio
 
 
 def measure(envs: int, iterations: int, start_at: float = 0.0, warmup: int = 2) -> dict[str, Any]:
-    """One case in this process: ``warmup`` iterations of the real DR loop (``run_ued``) to
-    compile, then ``iterations`` timed ones; each call evaluates at its start and end."""
+    """One case in this process: ``warmup`` iterations of the real DR loop (one chunk of the
+    device program, compiling it), then ``iterations`` timed ones, then one evaluation."""
     import jax
 
     from benchmarks.experiments_catalog import EXPERIMENTS
     from dicode.domains.maze.student.config import UEDConfig
     from dicode.domains.maze.student.trainer import MazeSlotTrainer
-    from dicode.domains.maze.student.ued import run_ued
+    from dicode.domains.maze.student.ued import ued_program
 
     variant = EXPERIMENTS["maze_jaxued"].variants["robust_plr"]
     ppo = replace(variant.config.student.ppo, num_slots=envs)
     evaluator, dr = variant.config.evaluator, UEDConfig(method="dr")
     started = time.perf_counter()
     trainer = MazeSlotTrainer(ppo, evaluator.games, evaluator.max_steps)
-    never = 10**15  # no evaluation between a call's first and last
-    run_ued(trainer, dr, warmup * trainer.batch_size, never, seed=0)
+    program, state = ued_program(trainer.ppo, dr, [0], max(warmup, iterations))
+    state, _ = jax.block_until_ready(program(state, warmup))
+    evaluate = trainer.evaluator().batch
+    evaluate(state.runner.train.params)  # compiles the protocol
     first_s = time.perf_counter() - started
     waited_s = start_at - time.time()
     time.sleep(max(waited_s, 0.0))
     t0, c0 = time.perf_counter(), time.process_time()
-    curve, _, _ = run_ued(trainer, dr, (warmup + iterations) * trainer.batch_size, never, seed=0)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    train_s, train_cpu_s = curve[-1].train_seconds, curve[-1].train_cpu_seconds
+    state, _ = jax.block_until_ready(program(state, iterations))
+    train_s, train_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
+    evaluate(state.runner.train.params)
+    eval_s, eval_cpu_s = time.perf_counter() - t0, time.process_time() - c0
     return {
         "device": jax.devices()[0].device_kind,
         "envs": envs,
@@ -71,8 +75,8 @@ def measure(envs: int, iterations: int, start_at: float = 0.0, warmup: int = 2) 
         "s_per_iteration": train_s / iterations,
         "steps_per_s": iterations * trainer.batch_size / train_s,
         "cpu_s_per_iteration": train_cpu_s / iterations,
-        "evaluation_s": (wall - train_s) / len(curve),
-        "evaluation_cpu_s": (cpu - train_cpu_s) / len(curve),
+        "evaluation_s": eval_s,
+        "evaluation_cpu_s": eval_cpu_s,
     }
 
 

@@ -28,7 +28,9 @@ method reads them; only ``dicode`` and ``dicode_ol`` admit levels to the bounded
 
 ``ued_dr``, ``robust_plr`` and ``accel`` are the literature's curricula on the maze (one level
 per env, no target slot, no teacher; ``dicode.domains.maze.student.ued``, settings
-``MethodConfig.ued``).
+``MethodConfig.ued``). They, and ``target`` on a world that runs its target game on the device
+(the maze, Tetris), train as a device program (``services/seed_runs.py``): here a program of
+one seed; the experiment runner gives it an arm's seeds at once.
 
 This lives in ``services/`` because it composes the generator service with the library's
 student; the library (``dicode/``) never imports services.
@@ -36,24 +38,30 @@ student; the library (``dicode/``) never imports services.
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from archive_db import ArchiveRepository
 from archive_db.kinds import TARGET_EVENT
 from dicode import domains
-from dicode.archive.config import ArchiveConfig
-from dicode.domains.maze.student.config import UEDConfig
 from dicode.levels.pipeline import Validator
-from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
 from dicode.student.archive_schedule import ArchiveSchedule
 from dicode.student.curriculum import SlotCounts
-from dicode.student.loop import CurvePoint, StudentLoop, train, write_curve
+from dicode.student.loop import CurvePoint, StudentLoop, train
 from dicode.student.run_log import TensorBoardLog
 from services.generator.service import Generator
+from services.method_records import (
+    UED_METHODS,
+    MethodConfig,
+    MethodResult,
+    elapsed,
+    method_result,
+    write_run,
+)
+from services.seed_runs import batches_seeds, run_seeds
+
+__all__ = ["METHODS", "UED_METHODS", "Method", "MethodConfig", "MethodResult", "run_method"]
 
 
 @dataclass(frozen=True)
@@ -73,53 +81,6 @@ METHODS: dict[str, Method] = {
     "dicode": Method("closed", "dicode", admit=True),
     "dicode_ol": Method("open", "dicode", admit=True),
 }
-#: The literature's curricula (maze only; ``dicode.domains.maze.student.ued``): method -> its
-#: UED method.
-UED_METHODS = {"ued_dr": "dr", "robust_plr": "robust_plr", "accel": "accel"}
-
-
-@dataclass(frozen=True)
-class MethodConfig:
-    """What every method of one comparison shares."""
-
-    domain: str = "tetris"
-    student: StudentSettings = field(default_factory=StudentSettings)  # ppo: the world's
-    evaluator: EvaluatorSettings = field(default_factory=EvaluatorSettings)  # the protocol
-    generator: GeneratorSettings = field(default_factory=GeneratorSettings)
-    archive: ArchiveConfig = field(default_factory=ArchiveConfig)
-    levels_per_session: int = 2  # generation attempts before every session
-    sfl_top_k: int = 8  # SFL's buffer: the k most learnable measured levels
-    eval_points: int = 4  # curve evaluations after the one at step 0
-    ued: UEDConfig | None = None  # the UED methods' settings (None: JaxUED's defaults)
-
-    def to_dict(self) -> dict[str, Any]:
-        values = {k: v for k, v in asdict(self).items() if k != "student"}
-        if self.ued is None:  # absent, so configs (and run keys) without it are unchanged
-            values.pop("ued")
-        return values | {"student": self.student.to_dict()}
-
-
-@dataclass(frozen=True)
-class MethodResult:
-    """One run: the final target figures, their cost and what the teacher produced."""
-
-    method: str
-    seed: int
-    target: dict[str, Any]  # the protocol's figures, the headline first, skills under "skills"
-    env_steps: int
-    wall_s: float
-    train_s: float
-    train_cpu_s: float
-    generation_s: float
-    attempts: int
-    accepted: int
-    levels_trained: int  # distinct levels the student trained on
-    slots: dict[str, int]  # slot-sessions by kind: target, new, replay, new_over_share
-    run_dir: str
-    curve: list[tuple[int, float]]  # (env steps, headline figure) at every target evaluation
-    # Per evaluation after the first, what the curriculum trained on since the one before
-    # (env steps first; the literature's loops fill it, ``ued.TrainedLevels``).
-    trace: list[dict[str, float]] = field(default_factory=list)
 
 
 def run_method(
@@ -138,8 +99,10 @@ def run_method(
     ``tensorboard``, TensorBoard's event files in ``tensorboard/``.
     ``validator`` lets several runs share one warm sandbox pool (it is not closed here).
     """
+    if batches_seeds(method, config):  # target-only and the literature's loops
+        return run_seeds(method, env_steps, [seed], out, config, tensorboard)[0]
     if method in UED_METHODS:
-        return _run_ued(method, env_steps, seed, out, config, tensorboard)
+        raise ValueError(f"{method} runs on the maze only, not {config.domain!r}")
     if method not in METHODS:
         known = [*METHODS, *UED_METHODS]
         raise ValueError(f"unknown method {method!r}; known: {', '.join(known)}")
@@ -206,87 +169,8 @@ def run_method(
     if run_log is not None:
         run_log.close()
     headline = world.target_metrics[0]
-    result = _result(
-        method, seed, curve, headline, started, generation_s, attempts, accepted, trained,
-        slots, run_dir,
+    result = method_result(
+        method, seed, curve, headline, elapsed(started), run_dir, slots, trained,
+        teacher=(generation_s, attempts, accepted),
     )  # fmt: skip
-    return _record(run_dir, curve, headline, settings, result)
-
-
-def _run_ued(
-    method: str, env_steps: int, seed: int, out: Path, config: MethodConfig, tensorboard: bool
-) -> MethodResult:
-    """A literature curriculum on the maze (``dicode.domains.maze.student.ued``): the same records
-    as every method; ``slots`` counts iterations by branch (new / replay / mutate) and those
-    with a gradient step, ``levels_trained`` the distinct levels trained on."""
-    if config.domain != "maze":
-        raise ValueError(f"{method} runs on the maze only, not {config.domain!r}")
-    from dicode.domains.maze.student.trainer import MazeSlotTrainer
-    from dicode.domains.maze.student.ued import run_ued
-
-    started = time.perf_counter()
-    run_dir = out / f"{method}_s{seed}"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    ued = replace(config.ued or UEDConfig(), method=UED_METHODS[method])
-    student = replace(config.student, ppo=replace(config.student.ppo, seed=seed))
-    settings = {"method": method, "seed": seed, "env_steps": env_steps} | config.to_dict()
-    settings["student"], settings["ued"] = student.to_dict(), asdict(ued)
-    trainer = MazeSlotTrainer(student.ppo, config.evaluator.games, config.evaluator.max_steps)
-    every = max(env_steps // config.eval_points, 1)
-    run_log = TensorBoardLog(run_dir / "tensorboard") if tensorboard else None
-    curve, counts, _ = run_ued(trainer, ued, env_steps, every, seed, run_log=run_log)
-    if run_log is not None:
-        run_log.close()
-    headline = domains.get("maze").target_metrics[0]
-    result = _result(
-        method, seed, curve, headline, started, 0.0, 0, 0, len(counts.trained),
-        counts.to_dict(), run_dir,
-    )  # fmt: skip
-    return _record(run_dir, curve, headline, settings, result)
-
-
-def _record(
-    run_dir: Path,
-    curve: list[CurvePoint],
-    headline: str,
-    settings: dict[str, Any],
-    result: MethodResult,
-) -> MethodResult:
-    """Write a run's curve (CSV and PNG) and its settings with the result into ``run_dir``."""
-    write_curve(curve, run_dir / "curve.csv", run_dir / "curve.png", headline)
-    settings["result"] = asdict(result)
-    (run_dir / "config.json").write_text(json.dumps(settings, indent=2, default=str) + "\n")
-    return result
-
-
-def _result(
-    method: str,
-    seed: int,
-    curve: list[CurvePoint],
-    headline: str,
-    started: float,
-    generation_s: float,
-    attempts: int,
-    accepted: int,
-    trained: int,
-    slots: dict[str, int],
-    run_dir: Path,
-) -> MethodResult:
-    final = curve[-1]
-    return MethodResult(
-        method=method,
-        seed=seed,
-        target=dict(final.target),
-        env_steps=final.env_steps,
-        wall_s=round(time.perf_counter() - started, 1),
-        train_s=final.train_seconds,
-        train_cpu_s=final.train_cpu_seconds,
-        generation_s=round(generation_s, 1),
-        attempts=attempts,
-        accepted=accepted,
-        levels_trained=trained,
-        slots=slots,
-        run_dir=str(run_dir),
-        curve=[(p.env_steps, float(p.target[headline])) for p in curve],
-        trace=[{"env_steps": p.env_steps} | p.curriculum for p in curve if p.curriculum],
-    )
+    return write_run(run_dir, curve, headline, settings, result)

@@ -81,6 +81,11 @@ class Domain(TeachingWorld, Protocol):
         ``evaluator``'s protocol settings (imports JAX)."""
         ...
 
+    def trains_target_on_device(self) -> bool:
+        """Its trainer runs the target game as a device program (several seeds at once:
+        ``dicode.student.target_program.DeviceTargetTrainer``)."""
+        ...
+
     def decode_pool(self, bundle: LevelBundle) -> Any:
         """A stored level bundle as the slot data the world's trainer places."""
         ...

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from dicode.student.loop import SlotTrainer
     from dicode.teachers.genome_base import GenomeCodec
 
+#: What a trainer has that runs its target game on the device (``target_program``).
+DEVICE_TARGET_METHODS = ("target_game", "evaluate_batch")
+
 # A world's slot trainer and target protocol classes, each made from (its PPO config, the
 # evaluation's games, its step cap).
 StudentClasses = tuple[
@@ -137,6 +140,10 @@ class WorldFolder:
 
     def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
         return self.student_classes()[0](student.ppo, evaluator.games, evaluator.max_steps)
+
+    def trains_target_on_device(self) -> bool:
+        trainer = self.student_classes()[0]
+        return all(callable(getattr(trainer, name, None)) for name in DEVICE_TARGET_METHODS)
 
     def make_target_protocol(
         self, student: StudentSettings, evaluator: EvaluatorSettings

@@ -17,9 +17,10 @@ between iterations. ``SlotPPO(config, world, policy, bonus)`` is that ``make_tra
   first memory (minibatches are groups of environments); a feed-forward update shuffles
   single steps.
 
-Slot swaps: ``iterate(runner, slots, slot_reset, r_prev[, learn])`` takes other slot arrays
-(same shapes) plus ``slot_reset`` flags: the environments of a flagged slot start over (their
-memory too). It never recompiles; ``SlotPPO.trace_count`` counts the traces. ``learn`` False
+Slot swaps: ``iterate(runner, slots, slot_reset, r_prev[, learn])`` (``iteration``: the same
+function before ``jax.jit``, for programs that chain iterations on the device) takes other slot
+arrays (same shapes) plus ``slot_reset`` flags: the environments of a flagged slot start over
+(their memory too). It never recompiles; ``SlotPPO.trace_count`` counts the traces. ``learn`` False
 skips the update (robust PLR's measuring rollouts); an array ``learn`` is data (one compile for
 both). The metrics carry per-env level scores for PLR: ``pvl`` (mean positive GAE advantage),
 ``value_mean`` and ``return_max`` (the best finished episode's return, −inf when none).
@@ -258,7 +259,7 @@ class SlotPPO:
         self.optimizer = self._optimizer()
         self._example_obs = world.example_obs()
         self._start = jax.jit(world.start)
-        self.iterate = jax.jit(self._iterate)
+        self.iterate = jax.jit(self.iteration)
 
     def _optimizer(self) -> optax.GradientTransformation:
         c = self.config
@@ -305,7 +306,7 @@ class SlotPPO:
         }
 
     # ------------------------------------------------------------------------------------
-    def _iterate(
+    def iteration(
         self,
         runner: RunnerState,
         slots: Any,

@@ -1,6 +1,7 @@
 """The literature's calibration of the maze: JaxUED's named held-out mazes, the long-path
-target family, ACCEL's edits, PLR's level buffer, rollouts without a gradient step, and the
-DR / robust PLR / ACCEL loop (``dicode.domains.maze.student.ued``) on a tiny student."""
+target family, ACCEL's edits, rollouts without a gradient step, and the DR / robust PLR /
+ACCEL loop (``dicode.domains.maze.student.ued``, its buffer: ``tests/student/
+test_level_sampler.py``) on a tiny student."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ import pytest
 from dicode.domains.maze.generate import edit_level, long_path_pool, perfect_maze
 from dicode.domains.maze.grid import SIZE, distances, path_length
 from dicode.domains.maze.heldout import HELD_OUT_SETS, held_out_pool, held_out_set
-from dicode.domains.maze.level_checks import MazePool, check_pool
+from dicode.domains.maze.level_checks import check_pool
 from dicode.domains.maze.named_mazes import PICTURES, named_mazes, read_picture
 from dicode.domains.maze.student.config import JAXUED_LAYOUT, MazePPOConfig, UEDConfig
 from dicode.domains.maze.student.trainer import MazeSlotTrainer
-from dicode.domains.maze.student.ued import LevelBuffer, run_ued
+from dicode.domains.maze.student.ued import run_ued_seeds
 from tests.maze.conftest import TINY
 
 JAXUED_NAMES = (
@@ -89,30 +90,6 @@ def test_edits_flip_walls_or_move_the_goal_never_onto_an_end() -> None:
     np.testing.assert_array_equal(walls, perfect_maze(1))  # the parent is untouched
 
 
-def _pool(walls_count: int) -> MazePool:
-    walls = np.zeros((1, SIZE, SIZE), bool)
-    walls[0].flat[:walls_count] = True
-    return MazePool(walls, np.array([[12, 0]], np.int32), np.zeros(1, np.int32),
-                    np.array([[12, 12]], np.int32))  # fmt: skip
-
-
-def test_the_level_buffer_keeps_the_highest_scores_and_rescores_duplicates() -> None:
-    buffer = LevelBuffer(capacity=3)
-    for i, score in enumerate((0.5, 0.1, 0.9)):
-        assert buffer.insert(_pool(i), 0, score, 0.0)
-    assert not buffer.insert(_pool(5), 0, 0.05, 0.0)  # below the lowest of a full buffer
-    assert buffer.insert(_pool(6), 0, 0.7, 0.0)  # replaces the 0.1 level
-    assert buffer.row_of(_pool(1), 0) is None and buffer.row_of(_pool(6), 0) is not None
-    buffer.insert(_pool(0), 0, 0.2, 0.8)  # the same level: rescored, not added
-    assert buffer.size == 3 and buffer.score[buffer.row_of(_pool(0), 0)] == 0.2
-    assert buffer.max_return[buffer.row_of(_pool(0), 0)] == 0.8
-    # Rank prioritisation at β = 0.3 with no staleness: the top level dominates the draws.
-    rows = buffer.sample(np.random.default_rng(0), 400, 0.0, 0.3)
-    top = int(np.argmax(buffer.score[: buffer.size]))
-    assert np.mean(rows == top) > 0.8
-    assert buffer.clock == 1 and buffer.last_sampled[top] == 1
-
-
 def _leaves(tree: object) -> list[np.ndarray]:
     return [np.asarray(x) for x in jax.tree_util.tree_leaves(tree)]
 
@@ -127,8 +104,6 @@ def test_a_measuring_iteration_leaves_parameters_and_optimiser_alone() -> None:
     for a, b in zip(before, _leaves(trainer.runner.train), strict=True):
         np.testing.assert_array_equal(a, b)
     assert trainer.iteration == 1  # the rollout's env steps count
-    assert set(trainer.last_metrics) == {"pvl", "value_mean", "return_max"}
-    assert trainer.last_metrics["pvl"].shape == (TINY.num_envs,)
     trainer.learn = True
     trainer.iterate(np.zeros(TINY.num_slots, bool), 0.0)
     after = _leaves(trainer.runner.train)
@@ -159,21 +134,24 @@ def test_the_literature_curricula_train_only_where_they_should(method: str) -> N
     trainer = MazeSlotTrainer(_UED_TINY, 1)
     steps = 12 * trainer.batch_size
     config = UEDConfig(method=method, capacity=8)
-    curve, counts, buffer = run_ued(trainer, config, steps, steps, seed=0)
+    (run,) = run_ued_seeds(trainer.ppo, trainer.evaluator(), config, [0], steps, steps)
+    curve, counts = run.curve, run.counts
     assert [p.env_steps for p in curve] == [0, steps]
     assert set(curve[-1].target) >= {f"solve_{name}" for name in JAXUED_NAMES}
-    assert counts.new + counts.replay + counts.mutate == 12
-    if method == "dr":
-        assert counts.gradient == counts.new == 12 and buffer.size == 0
-    else:  # gradients only on replayed levels; the buffer fills from the rest
-        assert counts.gradient == counts.replay > 0 and buffer.size == 8
-    if method == "accel":
-        assert counts.mutate in (counts.replay, counts.replay - 1)  # one after every replay
-    else:
-        assert counts.mutate == 0
-    # The curve says what the gradient steps trained on between evaluations.
+    assert counts["new"] + counts["replay"] + counts["mutate"] == 12
     trained = curve[-1].curriculum
-    assert curve[0].curriculum == {} and trained["trained_plays"] == 4 * counts.gradient
+    if method == "dr":
+        assert counts["gradient"] == counts["new"] == 12 and "buffer_fill" not in trained
+        assert run.levels_trained == 12 * 4  # fresh levels every iteration
+    else:  # gradients only on replayed levels; the buffer fills from the rest
+        assert counts["gradient"] == counts["replay"] > 0 and trained["buffer_fill"] == 1.0
+        assert 0 < run.levels_trained <= 4 * counts["replay"]
+    if method == "accel":  # one mutation after every replay
+        assert counts["mutate"] in (counts["replay"], counts["replay"] - 1)
+    else:
+        assert counts["mutate"] == 0
+    # The curve says what the gradient steps trained on between evaluations.
+    assert curve[0].curriculum == {} and trained["trained_plays"] == 4 * counts["gradient"]
     assert trained["trained_reachable"] == 1.0 and 1 <= trained["trained_path"] <= 120
     assert 0 < trained["trained_walls"] <= (25 if method == "dr" else 13 * 13)
     assert ("buffer_fill" in trained) == (method != "dr")

@@ -163,9 +163,19 @@ class MazeEvaluator:
             return won, ret, length
 
         self._run = jax.jit(run)
+        # Several seeds' parameters (a leading seed axis) in one program, the same episodes.
+        self._run_batch = jax.jit(jax.vmap(run, in_axes=(0, None, None)))
 
     def __call__(self, params: Any) -> EvalResult:
         won, ret, length = jax.device_get(self._run(params, self._levels, self._key))
+        return self._result(won, ret, length)
+
+    def batch(self, params: Any) -> list[EvalResult]:
+        """The protocol for stacked parameters (leading axis: seeds), one result per seed."""
+        won, ret, length = jax.device_get(self._run_batch(params, self._levels, self._key))
+        return [self._result(*row) for row in zip(won, ret, length, strict=True)]
+
+    def _result(self, won: np.ndarray, ret: np.ndarray, length: np.ndarray) -> EvalResult:
         return EvalResult(
             names=self.names,
             maze=self._maze,

@@ -39,6 +39,7 @@ from dicode.domains.maze.student.config import (
 )
 from dicode.domains.maze.student.evaluate import MazeEvaluator
 from dicode.domains.maze.student.slot_world import MazeSlots, Trainer
+from dicode.domains.maze.student.target_game import MazeTargetGame
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
 from dicode.student.ppo import LOSSES, RunnerState
@@ -121,10 +122,7 @@ class MazeSlotTrainer(LayoutTrainer):
         self.ppo = compiled_ppo(replace(config, seed=0))
         self.target = TargetPool(config.seed, config.pool_size, family=config.target)
         self.levels: list[MazePool | None] = [None] * config.num_slots  # None: the target game
-        # DiCode's levels pay the completion bonus; the literature's curricula (ued.py) do not.
-        self.levels_pay_bonus = True
-        self.learn = True  # False: the next iterations only measure (robust PLR's new levels)
-        self.last_metrics: dict[str, np.ndarray] = {}  # the last iteration's per-env scores
+        self.learn = True  # False: the next iterations only measure (no update)
         self.last_losses: dict[str, jax.Array] = {}  # the last update's, for a run's log
         self.slots = self._device_slots()
         self.runner: RunnerState = self.ppo.init(config.seed, self.slots)
@@ -132,7 +130,7 @@ class MazeSlotTrainer(LayoutTrainer):
 
     def _device_slots(self) -> MazeSlots:
         pools = [self.target.pool if level is None else level for level in self.levels]
-        bonus = [level is not None and self.levels_pay_bonus for level in self.levels]
+        bonus = [level is not None for level in self.levels]  # levels pay, the target not
         slots = MazeSlots(
             engine.make_slots(pools, self.config.pool_size), jnp.asarray(np.asarray(bonus, bool))
         )
@@ -152,7 +150,6 @@ class MazeSlotTrainer(LayoutTrainer):
         self.runner, stats, metrics = self.ppo.iterate(
             self.runner, self.slots, jnp.asarray(slot_reset, bool), jnp.float32(r_prev), self.learn
         )
-        self.last_metrics = {k: np.asarray(metrics[k]) for k in ("pvl", "value_mean", "return_max")}
         self.last_losses = {name: metrics[name] for name in LOSSES}
         return slot_tallies(stats)
 
@@ -164,6 +161,14 @@ class MazeSlotTrainer(LayoutTrainer):
     def evaluate(self) -> dict[str, Any]:
         """The held-out protocol (``evaluate.py``), solve rate first, the skills last."""
         return self.evaluator()(self.runner.train.params).figures()
+
+    def target_game(self) -> MazeTargetGame:
+        """The target game on the device (``target_program.DeviceTargetTrainer``)."""
+        return MazeTargetGame(self.config)
+
+    def evaluate_batch(self, params: Any) -> list[dict[str, Any]]:
+        """The held-out protocol of several seeds' parameters in one program."""
+        return [result.figures() for result in self.evaluator().batch(params)]
 
     def save(self, path: Path, extra: dict[str, Any]) -> None:
         r = self.runner

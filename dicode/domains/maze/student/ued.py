@@ -1,4 +1,4 @@
-"""The literature's curricula over the maze: domain randomisation, robust PLR (PLR⊥) and ACCEL.
+"""The literature's curricula over the maze, on the device: DR, robust PLR (PLR⊥) and ACCEL.
 
 Written from the published facts of JaxUED's ``examples/maze_plr.py`` (``DramaCow/jaxued``;
 Jiang et al. 2021, "Replay-Guided Adversarial Environment Design", arXiv:2110.02439; Parker-
@@ -9,13 +9,14 @@ an episode replays its level, as JaxUED's auto-replay wrapper does), and every e
 iteration afresh on its level. Which batch, by
 :class:`~dicode.domains.maze.student.config.UEDConfig`:
 
-- **new**: fresh random levels (25-wall DR by default). DR trains on them; robust PLR and ACCEL
-  only roll them out — no gradient step (``learn=False``) — and score them for the buffer;
+- **new**: fresh random levels (25-wall DR by default, made on the device: ``device_mazes``).
+  DR trains on them; robust PLR and ACCEL only roll them out — no gradient step — and score
+  them for the buffer;
 - **replay** (robust PLR, ACCEL): with probability ``replay_prob`` once the buffer is
   ``min_fill`` full, levels drawn from the buffer ∝ (1−ρ)·rank-score^(1/β) + ρ·staleness
-  (ρ = 0.3, β = 0.3), trained on, and rescored;
+  (ρ = 0.3, β = 0.3; ``dicode.student.level_sampler``), trained on, and rescored;
 - **mutate** (ACCEL, right after every replay): the replayed levels edited ``num_edits`` times
-  (``generate.edit_level``: flip a wall, move the goal, or nothing, each edit), rolled out
+  (``device_mazes.edit_maze``: flip a cell, move the goal, or nothing, each edit), rolled out
   without a gradient step, scored for the buffer.
 
 Scores: MaxMC (the best return ever seen on the level minus the rollout's mean value) or PVL
@@ -24,273 +25,266 @@ keeps ``capacity`` levels; a new level enters while there is room, or in place o
 score when it scores higher; a level already in it (same layout and ends) is rescored. No
 completion bonus is paid (the literature has none). Env steps count every rollout, trained on
 or not, as in JaxUED.
+
+The whole iteration — the branch, the levels, the PPO, the scoring — is one pure function of
+the seed's :class:`UEDState`, chained on the device and vmapped over seeds
+(``dicode.student.seed_program``); the host reads the state only at evaluations. Each
+iteration reports its branch, whether it learnt, the trained levels' keys (for the distinct
+count) and what they were like (shortest path, walls: the records' ``trace``).
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+import flax.struct
+import jax
+import jax.numpy as jnp
 import numpy as np
 
-from dicode.archive.replay import rank_weights, staleness_weights
-from dicode.domains.maze.generate import edit_level, target_pool
-from dicode.domains.maze.grid import SIZE
-from dicode.domains.maze.level_checks import MazePool, shortest_paths
+from dicode.domains.maze.device_mazes import (
+    KEY_WORDS,
+    edit_maze,
+    level_key,
+    shortest_path,
+    stream_mazes,
+)
+from dicode.domains.maze.engine import MazeParams
 from dicode.domains.maze.student.config import UEDConfig
-from dicode.domains.maze.student.trainer import MazeSlotTrainer
-from dicode.student.loop import CurvePoint, log_evaluation, loss_scalars
-from dicode.student.run_log import RunLog
+from dicode.domains.maze.student.evaluate import MazeEvaluator
+from dicode.domains.maze.student.slot_world import MazeSlots, Trainer
+from dicode.student import level_sampler
+from dicode.student.level_sampler import LevelBuffer
+from dicode.student.loop import CurvePoint
+from dicode.student.ppo import LOSSES, RunnerState
+from dicode.student.seed_program import (
+    SeedProgram,
+    chunk_lengths,
+    evaluation_iterations,
+    run_program,
+    seed_slice,
+    stack_seeds,
+)
 
-# The new levels' stream is apart from the trainer's own target stream and the evaluation's.
+# The curriculum's own streams, apart from the trainer's and the evaluation's.
 _NEW_LEVEL_STREAM = 5_500_007
+_CHOICE_STREAM = 5_500_011
+BRANCHES = ("new", "replay", "mutate")
+NEW, REPLAY, MUTATE = range(3)
 
 
-@dataclass
-class LevelBuffer:
-    """PLR's level buffer on the host: layouts, ends, scores, best returns, staleness."""
+@flax.struct.dataclass
+class UEDState:
+    """One seed of a literature loop."""
 
-    capacity: int
-    walls: np.ndarray = field(init=False)
-    start_pos: np.ndarray = field(init=False)
-    start_dir: np.ndarray = field(init=False)
-    goal_pos: np.ndarray = field(init=False)
-    score: np.ndarray = field(init=False)
-    max_return: np.ndarray = field(init=False)
-    last_sampled: np.ndarray = field(init=False)
-    size: int = 0
-    clock: int = 0  # replay batches drawn so far
-    _rows: dict[bytes, int] = field(default_factory=dict)
+    runner: RunnerState
+    buffer: LevelBuffer
+    replayed: MazeParams  # the last batch (leaves (n, ...)); ACCEL edits it after a replay
+    after_replay: jax.Array  # () bool: the last batch was a replay
+    made: jax.Array  # () int32: new levels made so far
+    new_key: jax.Array  # the new levels' stream
+    rng: jax.Array  # the branch, replay and edit draws
+    counts: jax.Array  # (4,) int32: iterations new, replay, mutate, with a gradient step
 
-    def __post_init__(self) -> None:
-        c = self.capacity
-        self.walls = np.zeros((c, SIZE, SIZE), bool)
-        self.start_pos = np.zeros((c, 2), np.int32)
-        self.start_dir = np.zeros(c, np.int32)
-        self.goal_pos = np.zeros((c, 2), np.int32)
-        self.score = np.zeros(c)
-        self.max_return = np.zeros(c)
-        self.last_sampled = np.zeros(c, np.int64)
 
-    @property
-    def fill(self) -> float:
-        return self.size / self.capacity
+def _as_slots(levels: MazeParams) -> MazeSlots:
+    """One level per slot (a pool of one)."""
+    n = levels.start_dir.shape[0]
+    return MazeSlots(jax.tree_util.tree_map(lambda x: x[:, None], levels), jnp.zeros(n, bool))
 
-    def row_of(self, pool: MazePool, i: int) -> int | None:
-        """The buffer row holding instance ``i`` of ``pool``, if it is in the buffer."""
-        return self._rows.get(_key(pool, i))
 
-    def insert(self, pool: MazePool, i: int, score: float, max_return: float) -> bool:
-        """Add instance ``i`` of ``pool`` (or rescore it when present); False when it did not
-        score above the lowest level of a full buffer."""
-        key = _key(pool, i)
-        row = self._rows.get(key)
-        if row is None:
-            if self.size < self.capacity:
-                row, self.size = self.size, self.size + 1
-            else:
-                row = int(np.argmin(self.score))
-                if score <= self.score[row]:
-                    return False
-                del self._rows[_key(self.pool([row]), 0)]
-            self._rows[key] = row
-            self.walls[row], self.start_pos[row] = pool.walls[i], pool.start_pos[i]
-            self.start_dir[row], self.goal_pos[row] = pool.start_dir[i], pool.goal_pos[i]
-            self.last_sampled[row] = self.clock  # fresh on entry
-            self.max_return[row] = max_return
-        self.score[row] = score
-        self.max_return[row] = max(self.max_return[row], max_return)
-        return True
-
-    def sample(
-        self, rng: np.random.Generator, n: int, staleness_coef: float, temperature: float
-    ) -> np.ndarray:
-        """``n`` rows drawn with replacement (as JaxUED) ∝ PLR's replay distribution."""
-        rows = np.arange(self.size)
-        p = (1.0 - staleness_coef) * rank_weights(self.score[rows], temperature)
-        p = p + staleness_coef * staleness_weights(self.last_sampled[rows], self.clock)
-        drawn = rng.choice(rows, size=n, p=p / p.sum())
-        self.clock += 1
-        self.last_sampled[drawn] = self.clock
-        return drawn
-
-    def pool(self, rows: np.ndarray | list[int]) -> MazePool:
-        index = np.asarray(rows, np.int64)
-        return MazePool(
-            self.walls[index], self.start_pos[index], self.start_dir[index], self.goal_pos[index]
+def initial_states(ppo: Trainer, config: UEDConfig, seeds: list[int]) -> UEDState:
+    """The seeds' first states, stacked."""
+    n = ppo.config.num_slots
+    make = jax.jit(stream_mazes, static_argnums=(0, 3))
+    states = []
+    for seed in seeds:
+        root = jax.random.PRNGKey(seed)
+        new_key = jax.random.fold_in(root, _NEW_LEVEL_STREAM)
+        first = make(config.new_levels, new_key, jnp.int32(0), n)  # what the envs start on
+        one = jax.tree_util.tree_map(lambda x: x[0], first)
+        buffer = level_sampler.empty_buffer(one, KEY_WORDS, config.capacity)
+        states.append(
+            UEDState(
+                runner=ppo.init(seed, _as_slots(first)),
+                buffer=buffer,
+                replayed=first,
+                after_replay=jnp.bool_(False),
+                made=jnp.int32(0),
+                new_key=new_key,
+                rng=jax.random.fold_in(root, _CHOICE_STREAM),
+                counts=jnp.zeros(4, jnp.int32),
+            )
         )
+    return stack_seeds(states)
 
 
-def _key(pool: MazePool, i: int) -> bytes:
-    parts = (pool.walls[i].astype(bool), pool.start_pos[i], pool.start_dir[i], pool.goal_pos[i])
-    return b"".join(np.asarray(x).astype(np.int32).tobytes() for x in parts)
+def ued_body(ppo: Trainer, config: UEDConfig) -> Callable[[UEDState], tuple[UEDState, Any]]:
+    """One iteration of one seed (module docstring)."""
+    n = ppo.config.num_slots
+    method = config.method
+
+    def new_levels(state: UEDState, key: jax.Array) -> tuple[MazeParams, LevelBuffer, jax.Array]:
+        levels = stream_mazes(config.new_levels, state.new_key, state.made, n)
+        return levels, state.buffer, state.made + n
+
+    def replay_levels(state: UEDState, key: jax.Array) -> tuple[MazeParams, LevelBuffer, jax.Array]:
+        buffer, rows = level_sampler.sample(
+            state.buffer, key, n, config.staleness_coef, config.temperature
+        )
+        return level_sampler.levels_at(buffer, rows), buffer, state.made
+
+    def mutated_levels(
+        state: UEDState, key: jax.Array
+    ) -> tuple[MazeParams, LevelBuffer, jax.Array]:
+        keys = jax.random.split(key, n)
+        edit = jax.vmap(edit_maze, in_axes=(0, 0, None))
+        return edit(keys, state.replayed, config.num_edits), state.buffer, state.made
+
+    def body(state: UEDState) -> tuple[UEDState, dict[str, Any]]:
+        rng, k_branch, k_levels = jax.random.split(state.rng, 3)
+        if method == "dr":
+            branch = jnp.int32(NEW)
+            levels, buffer, made = new_levels(state, k_levels)
+        else:
+            buffer = state.buffer
+            ready = (buffer.size > 0) & (buffer.size >= config.min_fill * buffer.capacity)
+            replay = ready & (jax.random.uniform(k_branch) < config.replay_prob)
+            mutate = state.after_replay if method == "accel" else jnp.bool_(False)
+            branch = jnp.where(mutate, MUTATE, jnp.where(replay, REPLAY, NEW)).astype(jnp.int32)
+            makers = [new_levels, replay_levels, mutated_levels]
+            levels, buffer, made = jax.lax.switch(branch, makers, state, k_levels)
+        learn = jnp.bool_(True) if method == "dr" else branch == REPLAY
+        slots = _as_slots(levels)
+        everyone = jnp.ones((n,), bool)
+        # DR always learns: a Python flag, so its program has no branch to select between.
+        learning: jax.Array | bool = True if method == "dr" else learn
+        runner, _, metrics = ppo.iteration(
+            state.runner, slots, everyone, jnp.float32(0.0), learning
+        )  # fmt: skip
+        keys = jax.vmap(level_key)(levels)
+        if method != "dr":
+            finite = jnp.isfinite(metrics["return_max"])
+            best = jnp.where(finite, metrics["return_max"], 0.0)
+
+            def score_of(seen: jax.Array, i: jax.Array) -> jax.Array:
+                if config.score == "pvl":
+                    return metrics["pvl"][i]
+                return seen - metrics["value_mean"][i]
+
+            buffer = level_sampler.insert_batch(buffer, levels, keys, score_of, best)
+        paths = jax.vmap(shortest_path)(levels)
+        reachable = paths >= 0
+        counts = state.counts.at[branch].add(1).at[3].add(learn.astype(jnp.int32))
+        new_state = UEDState(
+            runner=runner,
+            buffer=buffer,
+            replayed=levels,
+            after_replay=branch == REPLAY,
+            made=made,
+            new_key=state.new_key,
+            rng=rng,
+            counts=counts,
+        )
+        out = {
+            "learn": learn,
+            "keys": keys,
+            "path_sum": jnp.where(reachable, paths, 0).sum(),
+            "reachable": reachable.sum(),
+            "wall_sum": levels.walls.sum(),
+            "losses": {name: metrics[name] for name in LOSSES},
+        }
+        return new_state, out
+
+    return body
 
 
-def _instance(pool: MazePool, i: int) -> MazePool:
-    return MazePool(
-        pool.walls[i : i + 1], pool.start_pos[i : i + 1], pool.start_dir[i : i + 1],
-        pool.goal_pos[i : i + 1],
-    )  # fmt: skip
-
-
-def mutate_pool(
-    parents: MazePool, rng: np.random.Generator, edits: int
-) -> MazePool:  # fmt: skip
-    """Each parent edited ``edits`` times (ACCEL's children)."""
-    children = [
-        edit_level(parents.walls[i], parents.start_pos[i], parents.goal_pos[i], rng, edits)
-        for i in range(parents.size)
-    ]
-    return MazePool(
-        walls=np.stack([walls for walls, _ in children]),
-        start_pos=parents.start_pos.copy(),
-        start_dir=parents.start_dir.copy(),
-        goal_pos=np.stack([goal for _, goal in children]).astype(np.int32),
-    )
+def ued_program(
+    ppo: Trainer, config: UEDConfig, seeds: list[int], max_count: int
+) -> tuple[SeedProgram[UEDState], UEDState]:
+    """The chunk program of ``seeds`` (chunks of up to ``max_count`` iterations) and their
+    first states."""
+    state = initial_states(ppo, config, seeds)
+    return SeedProgram(ued_body(ppo, config), seed_slice(state, 0), max_count, len(seeds)), state
 
 
 @dataclass
-class UEDCounts:
-    """Iterations by branch, gradient steps and distinct levels trained on."""
+class UEDRun:
+    """One seed's run: its curve, iterations by branch and the distinct levels trained on."""
 
-    new: int = 0
-    replay: int = 0
-    mutate: int = 0
-    gradient: int = 0  # iterations with a PPO update
+    curve: list[CurvePoint]
+    counts: dict[str, int]
     trained: set[bytes] = field(default_factory=set)
 
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "new": self.new,
-            "replay": self.replay,
-            "mutate": self.mutate,
-            "gradient": self.gradient,
-        }
+    @property
+    def levels_trained(self) -> int:
+        return len(self.trained)
 
 
-@dataclass
-class TrainedLevels:
-    """What the gradient steps trained on since the last evaluation, for the curve's
-    ``curriculum`` figures: does a loop's training mix drift towards long paths (the sparse
-    target's question) or away from the held-out mazes (robust PLR's late swings)?"""
-
-    plays: int = 0  # level-plays with a gradient step (one per env per trained iteration)
-    path_sum: int = 0  # over the reachable ones
-    reachable: int = 0
-    wall_sum: int = 0
-
-    def add(self, levels: MazePool) -> None:
-        paths = shortest_paths(levels.as_dict())
-        self.plays += levels.size
-        self.path_sum += int(paths[paths >= 0].sum())
-        self.reachable += int((paths >= 0).sum())
-        self.wall_sum += int(levels.walls.sum())
-
-    def figures(self, buffer: LevelBuffer) -> dict[str, float]:
-        """Means over the plays (empty before the first), and the buffer's fill and score."""
-        figures: dict[str, float] = {"trained_plays": self.plays}
-        if self.plays:
-            figures["trained_walls"] = round(self.wall_sum / self.plays, 2)
-            figures["trained_reachable"] = round(self.reachable / self.plays, 4)
-        if self.reachable:
-            figures["trained_path"] = round(self.path_sum / self.reachable, 2)
-        if buffer.size:
-            figures["buffer_fill"] = round(buffer.fill, 4)
-            figures["buffer_score"] = round(float(buffer.score[: buffer.size].mean()), 4)
-        return figures
+def _trace(rows: dict[str, Any], buffer: LevelBuffer, num_slots: int) -> dict[str, float]:
+    """What the gradient steps of a chunk trained on, and the buffer's fill and mean score
+    (the records' ``trace``; ``TrainedLevels`` of the host loop before)."""
+    learn = np.asarray(rows["learn"], bool)
+    plays = int(learn.sum()) * num_slots
+    figures: dict[str, float] = {"trained_plays": plays}
+    reachable = int(np.asarray(rows["reachable"])[learn].sum())
+    if plays:
+        walls = int(np.asarray(rows["wall_sum"])[learn].sum())
+        figures["trained_walls"] = round(walls / plays, 2)
+        figures["trained_reachable"] = round(reachable / plays, 4)
+    if reachable:
+        path_sum = int(np.asarray(rows["path_sum"])[learn].sum())
+        figures["trained_path"] = round(path_sum / reachable, 2)
+    size = int(buffer.size)
+    if size:
+        figures["buffer_fill"] = round(size / buffer.capacity, 4)
+        figures["buffer_score"] = round(float(np.asarray(buffer.score)[:size].mean()), 4)
+    return figures
 
 
-def run_ued(
-    trainer: MazeSlotTrainer,
+def run_ued_seeds(
+    ppo: Trainer,
+    evaluator: MazeEvaluator,
     config: UEDConfig,
+    seeds: list[int],
     env_steps: int,
     eval_every_steps: int,
-    seed: int,
-    log: bool = False,
-    run_log: RunLog | None = None,
-) -> tuple[list[CurvePoint], UEDCounts, LevelBuffer]:
-    """Train ``trainer`` (one env per slot) with ``config``'s curriculum for ``env_steps``
-    env steps, evaluating the held-out protocol every ``eval_every_steps``; returns the
-    curve, the branch counts and the final buffer. ``run_log`` receives every evaluation with
-    the branch counts, and the losses of every iteration that learnt."""
-    if trainer.config.envs_per_slot != 1 or trainer.config.pool_size != 1:
+    on_point: Callable[[int, list[CurvePoint], Any, dict[str, int]], object] | None = None,
+) -> list[UEDRun]:
+    """Train ``seeds`` with ``config``'s curriculum as one program for ``env_steps`` env
+    steps each, evaluating the held-out protocol every ``eval_every_steps``; one
+    :class:`UEDRun` per seed. ``ppo`` must play one level per env (``JAXUED_LAYOUT``).
+    ``on_point(seed, curve, rows, counts)`` sees every new curve point with the rows of the
+    chunk before it (``seed_program.OnPoint``) and the branch counts so far."""
+    c = ppo.config
+    if c.envs_per_slot != 1 or c.pool_size != 1:
         raise ValueError(
             "the literature's curricula play one level per env: envs_per_slot=1, pool_size=1"
         )
-    trainer.levels_pay_bonus = False
-    rng = np.random.default_rng([seed, _NEW_LEVEL_STREAM])
-    n = trainer.num_slots
-    buffer, counts = LevelBuffer(config.capacity), UEDCounts()
-    curve: list[CurvePoint] = []
-    trained = TrainedLevels()
-    train_s = cpu_s = 0.0
-    next_eval, made, replayed = trainer.iteration * trainer.batch_size, 0, None
-    while True:
-        steps = trainer.iteration * trainer.batch_size
-        if steps >= next_eval or steps >= env_steps:
-            figures = trainer.evaluate()
-            seconds = round(train_s, 2), round(cpu_s, 2)
-            point = CurvePoint(trainer.iteration, steps, *seconds, figures)
-            if curve:  # the first row has nothing behind it
-                point.curriculum, trained = trained.figures(buffer), TrainedLevels()
-            curve.append(point)
-            if log:
-                print(curve[-1].row(), flush=True)
-            if run_log is not None:
-                kinds = counts.to_dict() | {"levels_trained": len(counts.trained)}
-                log_evaluation(run_log, curve, {f"slots/{k}": n for k, n in kinds.items()})
-            next_eval += eval_every_steps
-        if steps >= env_steps:
-            trainer.learn = True  # the trainer is left as it came: every iteration learns
-            return curve, counts, buffer
-        t0, c0 = time.perf_counter(), time.process_time()
-        # Which batch: ACCEL edits what it just replayed; otherwise replay or new levels.
-        if config.method == "accel" and replayed is not None:
-            branch, levels = "mutate", mutate_pool(replayed, rng, config.num_edits)
-        elif (
-            config.method != "dr"
-            and buffer.size
-            and buffer.fill >= config.min_fill
-            and rng.random() < config.replay_prob
-        ):
-            rows = buffer.sample(rng, n, config.staleness_coef, config.temperature)
-            branch, levels = "replay", buffer.pool(rows)
-        else:
-            seed_stream = _NEW_LEVEL_STREAM + seed
-            branch, levels = (
-                "new",
-                target_pool(config.new_levels, seed_stream, range(made, made + n)),
-            )
-            made += n
-        learn = branch == "replay" or config.method == "dr"
-        for slot in range(n):
-            trainer.place(slot, _instance(levels, slot))
-        trainer.learn = learn
-        trainer.iterate(np.ones(n, bool), 0.0)
-        setattr(counts, branch, getattr(counts, branch) + 1)
-        counts.gradient += int(learn)
-        if learn:
-            counts.trained.update(_key(levels, i) for i in range(n))
-        if config.method != "dr":
-            _score_into(buffer, levels, trainer.last_metrics, config.score)
-        replayed = levels if branch == "replay" else None
-        train_s += time.perf_counter() - t0
-        cpu_s += time.process_time() - c0
-        if learn:  # outside the timing: a record, not training
-            trained.add(levels)
-            if run_log is not None:
-                run_log.scalars(trainer.iteration * trainer.batch_size, loss_scalars(trainer))
+    points = evaluation_iterations(env_steps, c.batch_size, eval_every_steps)
+    program, state = ued_program(ppo, config, seeds, max(chunk_lengths(points), default=1))
+    runs = [UEDRun([], {}) for _ in seeds]
 
+    def evaluate(state: UEDState) -> list[dict[str, Any]]:
+        return [result.figures() for result in evaluator.batch(state.runner.train.params)]
 
-def _score_into(
-    buffer: LevelBuffer, levels: MazePool, metrics: dict[str, np.ndarray], score: str
-) -> None:
-    """Each env's level scored from its rollout (MaxMC or PVL) and offered to the buffer."""
-    best = np.where(np.isfinite(metrics["return_max"]), metrics["return_max"], 0.0)
-    for i in range(levels.size):
-        row = buffer.row_of(levels, i)
-        seen = best[i] if row is None else max(best[i], float(buffer.max_return[row]))
-        value = (
-            float(metrics["pvl"][i]) if score == "pvl" else seen - float(metrics["value_mean"][i])
-        )
-        buffer.insert(levels, i, value, float(best[i]))
+    def describe(seed: int, rows: Any, state: UEDState) -> tuple[dict, dict]:
+        run = runs[seed]
+        run.counts = dict(zip((*BRANCHES, "gradient"), map(int, state.counts), strict=True))
+        if rows is None:
+            return {}, {}
+        learn = np.asarray(rows["learn"], bool)
+        trained = np.asarray(rows["keys"])[learn].reshape(-1, KEY_WORDS)
+        run.trained.update(row.tobytes() for row in trained)
+        return {}, _trace(rows, state.buffer, c.num_slots)
+
+    def seen(seed: int, curve: list[CurvePoint], rows: Any) -> None:
+        runs[seed].curve = curve
+        if on_point is not None:
+            counts = runs[seed].counts | {"levels_trained": runs[seed].levels_trained}
+            on_point(seed, curve, rows, counts)
+
+    run_program(program, state, points, c.batch_size, evaluate, describe, seen)
+    return runs

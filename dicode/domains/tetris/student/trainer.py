@@ -26,7 +26,9 @@ from dicode.domains.tetris.student.slot_world import Trainer
 from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.layout import LayoutTrainer
 from dicode.student.ppo import LOSSES, RunnerState
+from dicode.student.seed_program import seed_slice
 from dicode.student.tally import EpisodeTally, slot_tallies
+from dicode.student.target_program import FixedTarget
 
 EVAL_GAMES = 20  # the target protocol (docs/evaluation.md)
 EVAL_MAX_PIECES = 1_000
@@ -107,6 +109,20 @@ class TetrisSlotTrainer(LayoutTrainer):
         skill profile (``dicode.domains.tetris.skills``)."""
         result = evaluate_greedy(self.evaluator, self.runner.train.params)
         return result.figures(self.eval_max_pieces)
+
+    def target_game(self) -> FixedTarget:
+        """The target game on the device (``target_program.DeviceTargetTrainer``): every slot
+        on the standard game."""
+        pools = [self.target_pool] * self.config.num_slots
+        return FixedTarget(build_slots(pools, self.config.pool_size))
+
+    def evaluate_batch(self, params: Any) -> list[dict[str, Any]]:
+        """The greedy protocol of several seeds' parameters (leading axis), seed by seed."""
+        seeds = jax.tree_util.tree_leaves(params)[0].shape[0]
+        return [
+            evaluate_greedy(self.evaluator, seed_slice(params, i)).figures(self.eval_max_pieces)
+            for i in range(seeds)
+        ]
 
     def save(self, path: Path, extra: dict[str, Any]) -> None:
         save_checkpoint(path, self.runner, extra)
