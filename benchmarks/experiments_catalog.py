@@ -399,6 +399,41 @@ def _maze_ued_experiments(steps: int, suffix: str) -> dict[str, Experiment]:
     }
 
 
+# --- maze: the literature's budget, on the device ------------------------------------------------
+# The calibration's literature arms as device programs (``services/seed_runs.py``): the 20M rerun
+# checks that a device program is the same science as the host loops of ``maze_jaxued`` (its DR
+# arm's records: 0.449 ± 0.077); 60M is the budget this CPU affords over sessions (≈ 1 CPU-hour
+# per DR seed); 250M is the literature's, for a GPU. DiCode's arm stays on the host (its
+# sessions wait on the generator and the archive) and is not part of these.
+MAZE_UED_LONG_STEPS = 60_000_000
+MAZE_UED_LITERATURE_STEPS = 250_000_000
+
+
+def _device_arms(steps: int) -> dict[str, Variant]:
+    arms = _jaxued_arms(steps)
+    arms.pop("dicode_skills")
+    return arms
+
+
+def _device_experiment(name: str, steps: int, why: str) -> Experiment:
+    return Experiment(
+        name=name,
+        protocol=(
+            f"{steps:,} env steps per run (every rollout counts), training seeds 0–4, {why}; "
+            "each arm's seeds trained as device programs (the iteration — levels, PPO, PLR's "
+            "buffer — compiled and chained on the device; mazes made there from the host "
+            "generators' distributions); JaxUED's setting: 13×13, 25-wall DR, view 5, 250 "
+            "steps, reward 1 − 0.9·t/T; zero-shot on JaxUED's 8 named held-out mazes (10 "
+            "attempts each, sampled actions, fixed key), solve rate; PPO with a GRU, 32 envs × "
+            "256 steps per iteration, step size annealed over the budget"
+        ),
+        steps=steps,
+        seeds=(0, 1, 2, 3, 4),
+        baseline="dr",
+        variants=_device_arms(steps),
+    )
+
+
 EXPERIMENTS = {
     "tetris_target": Experiment(
         name="tetris_target",
@@ -461,4 +496,13 @@ EXPERIMENTS = {
     ),
     **_maze_ued_experiments(MAZE_UED_STEPS, ""),
     **_maze_ued_experiments(MAZE_UED_CPU_STEPS, "_2m"),
+    "maze_jaxued_device": _device_experiment(
+        "maze_jaxued_device", MAZE_UED_STEPS, "maze_jaxued's arms rerun as device programs"
+    ),
+    "maze_jaxued_60m": _device_experiment(
+        "maze_jaxued_60m", MAZE_UED_LONG_STEPS, "three times maze_jaxued's budget"
+    ),
+    "maze_jaxued_250m": _device_experiment(
+        "maze_jaxued_250m", MAZE_UED_LITERATURE_STEPS, "the literature's budget (for a GPU)"
+    ),
 }

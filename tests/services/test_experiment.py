@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.experiment import record, run_experiment
+from benchmarks.experiment import config_key, plan_tasks, record, run_experiment
 from benchmarks.experiments_catalog import Experiment, Variant
 from benchmarks.results_tables import section, target_share, trained_share
 from benchmarks.run_figures import (
@@ -87,6 +87,24 @@ def test_figures_do_not_depend_on_jobs_or_task_order(tmp_path: Path) -> None:
     assert len(again["runs"]) == 4 and (tmp_path / "a.json").read_text() == before
     summary = json.loads(before)["summary"]
     assert summary["headline"] == "mean_lines" and summary["variants"]["target"]["n"] == 2
+
+
+def test_an_arms_seeds_train_as_one_program_where_its_method_allows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Target-only Tetris runs on the device (seed_runs); DiCode's sessions stay on the host.
+    tasks = plan_tasks(TINY_EXPERIMENT, ["target", "dicode"], [0, 1, 2], 2)
+    assert tasks == [
+        ("target", [0, 1]), ("target", [2]), ("dicode", [0]), ("dicode", [1]), ("dicode", [2]),
+    ]  # fmt: skip
+    assert plan_tasks(TINY_EXPERIMENT, ["target"], [0, 1, 2], 1) == [
+        ("target", [0]), ("target", [1]), ("target", [2]),
+    ]  # fmt: skip
+    # A device program's run is not the host loop's run of the same config: another key.
+    target = TINY_EXPERIMENT.variants["target"]
+    device_key = config_key(target, 0, STEPS)
+    monkeypatch.setattr("benchmarks.experiment.batches_seeds", lambda method, config: False)
+    assert config_key(target, 0, STEPS) != device_key
 
 
 def test_the_difference_interval_is_welchs() -> None:
