@@ -17,10 +17,12 @@ After the session, finished episodes give each level its success rate and mean r
 (`dicode.student.tally`), which the archive schedule writes back as evaluations (a status may
 say mastered or unlearnable only after ``min_sessions`` measured sessions); the target's
 mean return becomes the next ``R_prev`` of the completion bonus.
-The target share may also follow a schedule (``target_fraction_start``): it starts there
-(e.g. 1, target-only) and steps down by ``share_step`` toward ``target_fraction`` each time the
-target's curve flattens (:func:`next_target_share`) — levels take slots once the target game
-alone stops paying.
+The target share may also move (``target_fraction_start``: where it starts, e.g. 1, target-only),
+by ``share_rule`` (:func:`next_target_share`): ``"flatten"`` steps it down by ``share_step``
+toward ``target_fraction`` each time the target's curve flattens — levels take slots once the
+target game alone stops paying; ``"follow"`` follows the student both ways: down while the
+target's curve climbs (the levels are paying), up (to ``target_fraction_max``) when it drops
+(the levels are hurting the target), kept while it is flat.
 Two other mixers serve the benchmark's baselines: :func:`plan_uniform` (domain randomisation)
 and :func:`plan_learnable` (sampling for learnability); all three end in :func:`place_levels`.
 NumPy only: the world's trainer turns the chosen levels into slot arrays.
@@ -38,6 +40,7 @@ from dicode.archive import replay
 from dicode.archive.status import learnability
 
 TARGET = -1  # the level id of the target game (a slot playing it has no archive level)
+SHARE_RULES = ("flatten", "follow")  # how a scheduled target share moves
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,11 @@ class CurriculumConfig:
     share_step: float = 0.25
     flat_sessions: int = 8
     flat_gain: float = 0.05
+    # How the share moves (with ``target_fraction_start``): "flatten" (down where the curve
+    # flattens) or "follow" (down while it climbs by ``flat_gain``, up to ``target_fraction_max``
+    # where it drops by as much, kept between).
+    share_rule: str = "flatten"
+    target_fraction_max: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.target_fraction <= 1.0:
@@ -67,6 +75,12 @@ class CurriculumConfig:
         start = self.target_fraction_start
         if start is not None and not self.target_fraction <= start <= 1.0:
             raise ValueError(f"target_fraction_start must be in [target_fraction, 1], got {start}")
+        if self.share_rule not in SHARE_RULES:
+            raise ValueError(f"share_rule must be one of {SHARE_RULES}, got {self.share_rule!r}")
+        if not self.target_fraction <= self.target_fraction_max <= 1.0:
+            raise ValueError("target_fraction_max must be in [target_fraction, 1]")
+        if start is not None and start > self.target_fraction_max:
+            raise ValueError("target_fraction_start must not exceed target_fraction_max")
         if not 0.0 <= self.new_share <= 1.0:
             raise ValueError(f"new_share must be in [0, 1], got {self.new_share}")
         if self.min_sessions < 1:
@@ -113,25 +127,33 @@ class CurriculumState:
 
 def next_target_share(share: float, curve: Sequence[float], config: CurriculumConfig) -> float:
     """The target share after a session whose target curve (mean return per session, under
-    ``share``) is ``curve``: one ``share_step`` lower, not below ``target_fraction``, when the
-    last ``flat_sessions`` gained less than ``flat_gain`` over the ones before; else kept."""
+    ``share``) is ``curve``, from the relative gain of its last ``flat_sessions`` over the ones
+    before (kept until there are twice as many). ``"flatten"``: one ``share_step`` lower (not
+    below ``target_fraction``) when the gain is under ``flat_gain``. ``"follow"``: one step
+    lower while the gain is at least ``flat_gain``, one step higher (not above
+    ``target_fraction_max``) when it is at most −``flat_gain``, else kept."""
     w = config.flat_sessions
-    if len(curve) < 2 * w or share <= config.target_fraction:
+    if len(curve) < 2 * w:
         return share
     before = float(np.mean(curve[-2 * w : -w]))
     recent = float(np.mean(curve[-w:]))
     gain = (recent - before) / max(abs(before), 1e-8)
+    lower = max(config.target_fraction, round(share - config.share_step, 6))
+    if config.share_rule == "flatten":
+        return share if gain >= config.flat_gain else lower
     if gain >= config.flat_gain:
-        return share
-    return max(config.target_fraction, round(share - config.share_step, 6))
+        return lower
+    if gain <= -config.flat_gain:
+        return min(config.target_fraction_max, round(share + config.share_step, 6))
+    return share
 
 
 def scheduled_share(
     state: CurriculumState, target_return: float | None, config: CurriculumConfig
 ) -> CurriculumState:
     """``state`` after a session whose target episodes' mean return is ``target_return`` (None:
-    none finished): the curve grows and the share steps down where it flattened (a new share
-    starts a new curve). Unchanged without a schedule."""
+    none finished): the curve grows and the share moves by its rule (a new share starts a new
+    curve). Unchanged without a schedule."""
     start = config.target_fraction_start
     if start is None:
         return state
@@ -139,8 +161,8 @@ def scheduled_share(
     curve = state.target_curve
     if target_return is not None:
         curve = (*curve, float(target_return))
-    lowered = next_target_share(share, curve, config)
-    return replace(state, target_share=lowered, target_curve=() if lowered != share else curve)
+    moved = next_target_share(share, curve, config)
+    return replace(state, target_share=moved, target_curve=() if moved != share else curve)
 
 
 def num_target_slots(num_slots: int, config: CurriculumConfig) -> int:

@@ -203,3 +203,35 @@ def test_a_scheduled_target_share_starts_at_one_and_steps_down_while_the_curve_i
     assert next_target_share(0.5, [1.0, 1.0, 1.2, 1.3], config) == 0.5  # +25 %: still rising
     with pytest.raises(ValueError, match="target_fraction_start"):
         CurriculumConfig(target_fraction=0.5, target_fraction_start=0.4)
+
+
+def test_a_following_target_share_falls_while_the_target_climbs_and_rises_when_it_drops() -> None:
+    config = CurriculumConfig(
+        target_fraction=0.2, target_fraction_start=0.6, share_step=0.2, flat_sessions=2,
+        share_rule="follow",
+    )  # fmt: skip
+    state = CurriculumState()
+    shares = []
+    # A scripted student: climbing, then flat, then its target curve collapses, then recovers.
+    curve = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 8.0, 8.0, 8.0, 8.0, 6.0, 4.0, 4.0, 3.0,
+             3.0, 3.0, 2.0, 1.0, 1.0, 1.0, 2.0, 3.0, 4.0, 5.0)  # fmt: skip
+    for target_return in curve:
+        state = scheduled_share(state, target_return, config)
+        shares.append(state.target_share)
+    assert shares[:3] == [0.6] * 3 and shares[3] == 0.4  # two windows rising: one step down
+    assert shares[7] == pytest.approx(0.2) and min(shares) == pytest.approx(0.2)  # the floor
+    assert max(shares[12:22]) > 0.2  # the drop raised it again
+    first_rise = next(i for i, s in enumerate(shares) if i > 7 and s > 0.2 + 1e-9)
+    assert curve[first_rise] < curve[first_rise - 4]  # it rose on a falling curve
+    assert shares[-1] < max(shares)  # and fell again once the student recovered
+    rising, falling = [1.0, 1.0, 2.0, 2.0], [2.0, 2.0, 1.0, 1.0]
+    assert next_target_share(0.6, rising, config) == pytest.approx(0.4)
+    assert next_target_share(0.6, falling, config) == pytest.approx(0.8)
+    assert next_target_share(1.0, falling, config) == 1.0  # at target_fraction_max
+    assert next_target_share(0.6, [2.0, 2.0, 2.02, 2.0], config) == 0.6  # flat: kept
+    flatten = dataclasses.replace(config, share_rule="flatten")
+    assert next_target_share(0.6, falling, flatten) == pytest.approx(0.4)  # only ever down
+    with pytest.raises(ValueError, match="share_rule"):
+        CurriculumConfig(share_rule="sometimes")
+    with pytest.raises(ValueError, match="target_fraction_max"):
+        CurriculumConfig(target_fraction=0.5, target_fraction_max=0.4)

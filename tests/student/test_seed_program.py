@@ -65,7 +65,7 @@ def test_seed_k_of_a_batch_is_a_lone_run_of_seed_k_and_nothing_recompiles(method
 def test_a_chunk_longer_than_the_program_allows_is_refused() -> None:
     ppo = MazeSlotTrainer(ONE_LEVEL_PER_ENV, 1).ppo
     program, state = ued_program(ppo, UEDConfig(method="dr", capacity=8), [0], 2)
-    with pytest.raises(ValueError, match="0..2 iterations"):
+    with pytest.raises(ValueError, match=r"0\.\.2 iterations"):
         program(state, 3)
 
 
@@ -91,7 +91,7 @@ def test_target_only_on_the_device_is_the_host_loop() -> None:
     steps, every = 6 * TETRIS.batch_size, 4 * TETRIS.batch_size
     curves = [train(StudentLoop(t), steps, 2, every, log=False) for t in host]
     device = train_target_seeds(host[0], [5, 6], steps, 2, every)
-    for curve, on_device, trainer in zip(curves, device, host, strict=True):
+    for curve, on_device in zip(curves, device, strict=True):
         assert [p.iteration for p in on_device] == [p.iteration for p in curve] == [0, 4, 6]
         for a, b in zip(curve, on_device, strict=True):
             assert a.target["mean_lines"] == pytest.approx(b.target["mean_lines"])
