@@ -46,7 +46,7 @@ from typing import Any
 from benchmarks.experiments_catalog import EXPERIMENTS, Experiment, Variant
 from benchmarks.run_figures import command_line, headline_figures, record_digest, summarise
 from dicode.provenance import FIGURES, provenance
-from services.curricula import UED_METHODS, MethodResult, run_method
+from services.curricula import MethodResult, run_method
 from services.progress import step_progress
 from services.seed_runs import PROGRAM_KIND, batches_seeds, run_seeds
 
@@ -133,8 +133,8 @@ _WORKER: dict[str, Any] = {}  # per worker process: its warm sandbox pool, once 
 
 
 def generates_levels(variant: Variant) -> bool:
-    """Does the variant's method run level code (target-only and the literature loops never do)?"""
-    return variant.method != "target" and variant.method not in UED_METHODS
+    """Does the variant's method run level code (the device programs never do)?"""
+    return not batches_seeds(variant.method, variant.config)
 
 
 def sandbox_refusal(experiment: Experiment, names: list[str]) -> str | None:

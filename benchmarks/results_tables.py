@@ -37,7 +37,7 @@ import numpy as np
 from benchmarks.results_plots import write_plots
 from dicode.provenance import FIGURES, ROOT
 from dicode.student.curriculum import CurriculumConfig, num_target_slots
-from services.curricula import UED_METHODS
+from services.method_records import REVERSE_METHOD, UED_METHODS
 from services.run_figures import (
     LAST,
     Ablation,
@@ -280,10 +280,10 @@ def _read_off_baseline(
 def _equal_target_steps(document: dict[str, Any]) -> list[str]:
     """Each curriculum arm's figure beside the target-only baseline's own curve at the target
     steps that arm played (its ``target_share``). The literature's loops (DR, robust PLR,
-    ACCEL) have no target slot: they are not listed."""
+    ACCEL) and the reverse curriculum have no target slot: they are not listed."""
     return _read_off_baseline(
         document,
-        lambda r: r["method"] != "target" and r["method"] not in UED_METHODS,
+        lambda r: r["method"] not in ("target", REVERSE_METHOD, *UED_METHODS),
         target_share,
         "target",
         f"each curriculum arm's {{headline}} (last {LAST} evaluations) beside the {{baseline}} "

@@ -52,6 +52,7 @@ from dicode.student.loop import CurvePoint, StudentLoop, train
 from dicode.student.run_log import TensorBoardLog
 from services.generator.service import Generator
 from services.method_records import (
+    REVERSE_METHOD,
     UED_METHODS,
     MethodConfig,
     MethodResult,
@@ -101,10 +102,10 @@ def run_method(
     """
     if batches_seeds(method, config):  # target-only and the literature's loops
         return run_seeds(method, env_steps, [seed], out, config, tensorboard)[0]
-    if method in UED_METHODS:
+    if method in UED_METHODS or method == REVERSE_METHOD:
         raise ValueError(f"{method} runs on the maze only, not {config.domain!r}")
     if method not in METHODS:
-        known = [*METHODS, *UED_METHODS]
+        known = [*METHODS, *UED_METHODS, REVERSE_METHOD]
         raise ValueError(f"unknown method {method!r}; known: {', '.join(known)}")
     chosen = METHODS[method]
     world = domains.get(config.domain)

@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from dicode.archive.config import ArchiveConfig
-from dicode.domains.maze.student.config import UEDConfig
+from dicode.domains.maze.student.config import ReverseConfig, UEDConfig
 from dicode.settings import EvaluatorSettings, GeneratorSettings, StudentSettings
 from dicode.student.loop import CurvePoint, write_curve
 
 #: The literature's curricula (maze only; ``dicode.domains.maze.student.ued``): method -> its
 #: UED method.
 UED_METHODS = {"ued_dr": "dr", "robust_plr": "robust_plr", "accel": "accel"}
+#: The hand-written reverse curriculum on the maze's own target mazes
+#: (``dicode.domains.maze.student.reverse``).
+REVERSE_METHOD = "reverse"
 
 
 @dataclass(frozen=True)
@@ -33,11 +36,13 @@ class MethodConfig:
     sfl_top_k: int = 8  # SFL's buffer: the k most learnable measured levels
     eval_points: int = 4  # curve evaluations after the one at step 0
     ued: UEDConfig | None = None  # the UED methods' settings (None: JaxUED's defaults)
+    reverse: ReverseConfig | None = None  # the reverse curriculum's (None: its defaults)
 
     def to_dict(self) -> dict[str, Any]:
         values = {k: v for k, v in asdict(self).items() if k != "student"}
-        if self.ued is None:  # absent, so configs (and run keys) without it are unchanged
-            values.pop("ued")
+        for name in ("ued", "reverse"):  # absent, so configs (and run keys) without it are
+            if values[name] is None:  # unchanged
+                values.pop(name)
         return values | {"student": self.student.to_dict()}
 
 

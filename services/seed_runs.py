@@ -5,11 +5,12 @@ seeds in one compiled program (``dicode.student.seed_program``: the iteration ch
 device and ``jax.vmap``ped over seeds, each seed with its own parameters, optimiser state,
 curriculum state and keys): ``target`` on a world whose trainer runs its target game on the
 device (``target_program.DeviceTargetTrainer``: the maze, Tetris), and ``ued_dr``,
-``robust_plr`` and ``accel`` on the maze (``dicode.domains.maze.student.ued``). Each seed still
-gets its own run folder and :class:`~services.method_records.MethodResult`, exactly as a run of
-``services/curricula.py``; ``MethodResult.program`` names the seeds it trained with. A lone
-seed is a program of one (no vmap). DiCode's methods stay on the host: their sessions wait on
-the generator, the sandbox and the archive.
+``robust_plr`` and ``accel`` on the maze (``dicode.domains.maze.student.ued``), and the
+hand-written ``reverse`` curriculum on the maze's target mazes (``...maze.student.reverse``).
+Each seed still gets its own run folder and :class:`~services.method_records.MethodResult`,
+exactly as a run of ``services/curricula.py``; ``MethodResult.program`` names the seeds it
+trained with. A lone seed is a program of one (no vmap). DiCode's methods stay on the host:
+their sessions wait on the generator, the sandbox and the archive.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from typing import Any
 import numpy as np
 
 from dicode import domains
-from dicode.domains.maze.student.config import UEDConfig
+from dicode.domains.maze.student.config import ReverseConfig, UEDConfig
 from dicode.student.curriculum import SlotCounts
 from dicode.student.loop import CurvePoint, log_evaluation
 from dicode.student.run_log import RunLog, TensorBoardLog
 from dicode.student.target_program import DeviceTargetTrainer, train_target_seeds
 from services.method_records import (
+    REVERSE_METHOD,
     UED_METHODS,
     MethodConfig,
     MethodResult,
@@ -53,7 +55,7 @@ PROGRAM_KIND = "device"
 
 def batches_seeds(method: str, config: MethodConfig) -> bool:
     """Does ``method`` on ``config``'s world train its seeds as one device program?"""
-    if method in UED_METHODS:
+    if method in UED_METHODS or method == REVERSE_METHOD:
         return config.domain == "maze"
     if method != "target":
         return False
@@ -108,6 +110,16 @@ def run_seeds(
         curves = [run.curve for run in runs]
         slots = [run.counts for run in runs]
         trained = [run.levels_trained for run in runs]
+    elif method == REVERSE_METHOD:
+        from dicode.domains.maze.student.reverse import run_reverse_seeds
+
+        reverse = config.reverse or ReverseConfig()
+        ppo = trainer.ppo  # type: ignore[attr-defined]
+        evaluator = trainer.evaluator()  # type: ignore[attr-defined]
+        backwards = run_reverse_seeds(ppo, evaluator, reverse, seeds, env_steps, every, on_point)
+        curves = [run.curve for run in backwards]
+        slots = [run.counts for run in backwards]
+        trained = [0] * len(seeds)  # every maze is fresh: as many as the plays
     else:
         assert isinstance(trainer, DeviceTargetTrainer)
         sessions = student.iterations_per_session
@@ -126,6 +138,8 @@ def run_seeds(
         settings["student"] = replace(student, ppo=replace(student.ppo, seed=seed)).to_dict()
         if method in UED_METHODS:
             settings["ued"] = asdict(replace(config.ued or UEDConfig(), method=UED_METHODS[method]))
+        if method == REVERSE_METHOD:
+            settings["reverse"] = asdict(config.reverse or ReverseConfig())
         settings["program"] = program
         result = method_result(
             method, seed, curves[i], headline, wall_share, run_dirs[i], slots[i], trained[i],

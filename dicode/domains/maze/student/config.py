@@ -118,3 +118,22 @@ class UEDConfig:
             raise ValueError("replay_prob and min_fill must be in [0, 1]")
         if self.capacity < 1 or self.num_edits < 0:
             raise ValueError("capacity must be >= 1 and num_edits >= 0")
+
+
+@dataclass(frozen=True)
+class ReverseConfig:
+    """The hand-written reverse curriculum (``dicode.domains.maze.student.reverse``): the
+    target family's mazes with the start ``distance`` moves from the goal, the distance
+    stepped up once the rung's episodes succeed often enough (Florensa et al. 2017)."""
+
+    family: str = "long_paths"  # the target's maze family (``device_mazes.FAMILIES``)
+    first_distance: int = 2
+    step: int = 2  # moves added per rung
+    step_above: float = 0.7  # success rate over the rung's episodes that moves it
+    min_episodes: int = 64  # finished episodes a rung is judged on
+
+    def __post_init__(self) -> None:
+        if self.first_distance < 1 or self.step < 1 or self.min_episodes < 1:
+            raise ValueError("first_distance, step and min_episodes must be >= 1")
+        if not 0.0 < self.step_above < 1.0:
+            raise ValueError(f"step_above must be in (0, 1), got {self.step_above}")

@@ -89,7 +89,7 @@ class UEDState:
     counts: jax.Array  # (4,) int32: iterations new, replay, mutate, with a gradient step
 
 
-def _as_slots(levels: MazeParams) -> MazeSlots:
+def as_slots(levels: MazeParams) -> MazeSlots:
     """One level per slot (a pool of one)."""
     n = levels.start_dir.shape[0]
     return MazeSlots(jax.tree_util.tree_map(lambda x: x[:, None], levels), jnp.zeros(n, bool))
@@ -108,7 +108,7 @@ def initial_states(ppo: Trainer, config: UEDConfig, seeds: list[int]) -> UEDStat
         buffer = level_sampler.empty_buffer(one, KEY_WORDS, config.capacity)
         states.append(
             UEDState(
-                runner=ppo.init(seed, _as_slots(first)),
+                runner=ppo.init(seed, as_slots(first)),
                 buffer=buffer,
                 replayed=first,
                 after_replay=jnp.bool_(False),
@@ -157,7 +157,7 @@ def ued_body(ppo: Trainer, config: UEDConfig) -> Callable[[UEDState], tuple[UEDS
             makers = [new_levels, replay_levels, mutated_levels]
             levels, buffer, made = jax.lax.switch(branch, makers, state, k_levels)
         learn = jnp.bool_(True) if method == "dr" else branch == REPLAY
-        slots = _as_slots(levels)
+        slots = as_slots(levels)
         everyone = jnp.ones((n,), bool)
         # DR always learns: a Python flag, so its program has no branch to select between.
         learning: jax.Array | bool = True if method == "dr" else learn
