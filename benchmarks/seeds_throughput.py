@@ -1,0 +1,222 @@
+"""Seeds in one program against seeds as separate runs, and JaxUED's own loop beside them.
+
+The named-maze calibration's literature loops (``dicode.domains.maze.student.ued``: PPO-GRU,
+32 envs × 256 steps, one level per env) as device programs (``seed_program``): for each method
+(DR, robust PLR) and each seed count n (1, 5, 10 by default)
+
+- **one program**: the n seeds vmapped into one program, in one process;
+- **separate runs**: each seed its own lone program in its own process, ``--jobs`` processes
+  at once, as ``benchmarks/experiment.py --seeds-per-program 1 --jobs 2`` runs an arm.
+
+Every process uses one intra-op thread (``experiment.THREADS``). A case first runs
+``--warmup`` iterations (compiling, and for robust PLR filling the buffer to where replay
+starts: 2,000 of 4,000 levels after ≈ 63 new batches), then times ``--iterations`` more; the
+concurrent processes of a "separate" case start their timed windows at one moment. Aggregate
+env steps per second: one program, n · batch · iterations / window; separate runs, the jobs'
+summed rate times the share of the pool's slots the n runs keep busy (n / (jobs · ⌈n/jobs⌉):
+the last wave of an odd count runs alone). Compilation is reported, not counted.
+
+Beside them, where ``--jaxued-python`` (an interpreter with ``jaxued==0.0.1``) and
+``--jaxued-example`` (its repository's ``examples/maze_plr.py``) are given,
+``benchmarks/jaxued_anchor.py`` runs JaxUED's own loop at its defaults (DR and robust PLR, one
+thread) for ``--jaxued-seconds``: the external anchor, per core.
+
+Run: ``python benchmarks/seeds_throughput.py [--methods dr,robust_plr] [--seeds 1,5,10]``
+Writes ``docs/figures/seeds_throughput.json`` (or ``--out``) and prints the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.experiment import THREADS
+from dicode.provenance import FIGURES, load_averages, provenance
+
+START_MARGIN_S = 5.0  # after the slowest concurrent child has compiled
+
+
+def measure(method: str, seeds: int, warmup: int, iterations: int, barrier: Path | None) -> dict:
+    """One program of ``seeds`` seeds in this process: warm up, wait at ``barrier`` (a file
+    whose content is the common start time, written once every child is ready), time."""
+    import jax
+
+    from benchmarks.experiments_catalog import EXPERIMENTS
+    from dicode.domains.maze.student.config import UEDConfig
+    from dicode.domains.maze.student.trainer import compiled_ppo
+    from dicode.domains.maze.student.ued import ued_program
+
+    variant = EXPERIMENTS["maze_jaxued"].variants["robust_plr"]
+    ppo = compiled_ppo(variant.config.student.ppo)
+    started = time.perf_counter()
+    program, state = ued_program(
+        ppo, UEDConfig(method=method), list(range(seeds)), max(warmup, iterations)
+    )
+    state, _ = jax.block_until_ready(program(state, warmup))
+    setup_s = time.perf_counter() - started
+    start_at = _wait(barrier) if barrier else time.time()
+    time.sleep(max(start_at - time.time(), 0.0))
+    t0, c0 = time.perf_counter(), time.process_time()
+    state, _ = jax.block_until_ready(program(state, iterations))
+    window, cpu = time.perf_counter() - t0, time.process_time() - c0
+    counts = jax.device_get(state.counts).sum(axis=0).tolist()
+    return {
+        "seeds": seeds,
+        "batch_steps": ppo.config.batch_size,
+        "setup_and_warmup_s": round(setup_s, 1),
+        "window_s": round(window, 2),
+        "cpu_s": round(cpu, 2),
+        "steps_per_s": seeds * iterations * ppo.config.batch_size / window,
+        "branches_new_replay_mutate_gradient": counts,
+        "late_s": round(time.time() - start_at - window, 2) if barrier else 0.0,
+    }
+
+
+def _wait(barrier: Path) -> float:
+    """Say this child is ready, then wait for the parent's common start time."""
+    ready = barrier.with_name(f"{barrier.name}.{os.getpid()}.ready")
+    ready.touch()
+    while not barrier.exists():
+        time.sleep(0.2)
+    return float(barrier.read_text())
+
+
+def _children(
+    method: str, seeds: int, copies: int, args: argparse.Namespace, barrier_dir: Path
+) -> list[dict[str, Any]]:
+    """``copies`` processes of one ``seeds``-seed program each, timed from one moment."""
+    barrier = barrier_dir / f"{method}-{seeds}x{copies}"
+    command = [
+        sys.executable, __file__, "--child", method, "--seeds", str(seeds),
+        "--warmup", str(args.warmup), "--iterations", str(args.iterations),
+        "--barrier", str(barrier),
+    ]  # fmt: skip
+    env = os.environ | THREADS
+    procs = [
+        subprocess.Popen(
+            command, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(copies)
+    ]
+    while len(list(barrier_dir.glob(f"{barrier.name}.*.ready"))) < copies:
+        if any(p.poll() not in (None, 0) for p in procs):
+            break
+        time.sleep(0.5)
+    barrier.write_text(str(time.time() + START_MARGIN_S))
+    results = []
+    for proc in procs:
+        out, err = proc.communicate()
+        if proc.returncode:
+            results.append({"error": err.strip().splitlines()[-1:] or ["no output"]})
+        else:
+            results.append(json.loads(out.strip().splitlines()[-1]))
+    return results
+
+
+def run_case(
+    method: str, seeds: int, mode: str, args: argparse.Namespace, barrier_dir: Path
+) -> dict[str, Any]:
+    """One (method, seed count, mode) case: ``"program"`` (one vmapped program) or
+    ``"separate"`` (lone programs, ``args.jobs`` at once)."""
+    load = os.getloadavg()[0]
+    if mode == "program":
+        runs = _children(method, seeds, 1, args, barrier_dir)
+        case: dict[str, Any] = {"runs": runs}
+        if "error" not in runs[0]:
+            case["steps_per_s"] = runs[0]["steps_per_s"]
+    else:
+        jobs = min(args.jobs, seeds)
+        runs = _children(method, 1, jobs, args, barrier_dir)
+        case = {"runs": runs, "jobs": jobs}
+        if not any("error" in run for run in runs):
+            busy = seeds / (jobs * math.ceil(seeds / jobs))  # the pool's last wave
+            case["busy_share"] = round(busy, 3)
+            case["steps_per_s"] = sum(run["steps_per_s"] for run in runs) * busy
+    return {"method": method, "seeds": seeds, "mode": mode, **case, "load": load_averages(load)}
+
+
+def _anchor(args: argparse.Namespace) -> dict[str, Any]:
+    """JaxUED's own loop, or why it was not run."""
+    if not (args.jaxued_python and args.jaxued_example):
+        return {"not_run": "give --jaxued-python and --jaxued-example (docs/maze.md)"}
+    from benchmarks.jaxued_anchor import measure_jaxued
+
+    return {
+        method: measure_jaxued(args.jaxued_python, args.jaxued_example, method, args.jaxued_seconds)
+        for method in args.methods.split(",")
+    }
+
+
+def ratios(cases: list[dict[str, Any]], anchor: dict[str, Any]) -> dict[str, float]:
+    """One program over separate runs per (method, n); our lone program over JaxUED's loop,
+    per core (both one thread)."""
+    rate = {(c["method"], c["seeds"], c["mode"]): c.get("steps_per_s") for c in cases}
+    out: dict[str, float] = {}
+    for (method, n, mode), value in rate.items():
+        separate = rate.get((method, n, "separate"))
+        if mode == "program" and value and separate:
+            out[f"{method}_{n}_seeds_program_over_separate"] = round(value / separate, 3)
+        jaxued = anchor.get(method, {}).get("steps_per_s") if isinstance(anchor, dict) else None
+        if mode == "program" and n == 1 and value and jaxued:
+            out[f"{method}_lone_over_jaxued_per_core"] = round(value / jaxued, 2)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--methods", default="dr,robust_plr")
+    parser.add_argument("--seeds", default="1,5,10", help="seed counts")
+    parser.add_argument("--jobs", type=int, default=2, help="processes of the separate runs")
+    parser.add_argument("--warmup", type=int, default=70)
+    parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument("--jaxued-python", type=Path)
+    parser.add_argument("--jaxued-example", type=Path)
+    parser.add_argument("--jaxued-seconds", type=float, default=900.0)
+    parser.add_argument("--out", type=Path, default=FIGURES / "seeds_throughput.json")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--barrier", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child, int(args.seeds), args.warmup, args.iterations,
+                                 args.barrier)))  # fmt: skip
+        return
+    barrier_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"seeds_throughput_{os.getpid()}"
+    barrier_dir.mkdir(parents=True, exist_ok=True)
+    cases = []
+    for method in args.methods.split(","):
+        for n in map(int, args.seeds.split(",")):
+            for mode in ("program", "separate"):
+                case = run_case(method, n, mode, args, barrier_dir)
+                cases.append(case)
+                rate = case.get("steps_per_s")
+                shown = f"{rate:9.0f} steps/s" if rate else f"failed: {case['runs']}"
+                print(f"{method:11s} {n:3d} seeds {mode:9s} {shown}", flush=True)
+    anchor = _anchor(args)
+    print(f"JaxUED anchor: {json.dumps(anchor)[:400]}", flush=True)
+    found = ratios(cases, anchor)
+    for name, value in found.items():
+        print(f"{name}: {value:.2f}×")
+    document = {
+        "benchmark": "seeds_throughput",
+        "protocol": __doc__,
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "settings": {k: str(v) for k, v in vars(args).items() if k not in ("child", "barrier")},
+        "cases": cases,
+        "jaxued": anchor,
+        "ratios": found,
+        "provenance": provenance(),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(document, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
