@@ -30,8 +30,12 @@ keeps its default (the learning-rate schedule anneals over it); the child is sto
 ``seconds``. The example's own logged ``sps`` divides by the time to dispatch a chunk, not to
 finish it, so the rate here is taken between the wall-clock times of the logs: each interval
 is one chunk of ``eval_freq`` updates plus one evaluation (10 attempts on 8 named mazes) and
-its host-side logging. Robust PLR's rate is taken from the first log where the level buffer
-has reached its minimum fill (before that, every batch is new levels without a gradient step).
+its host-side logging. The window opens at the second log: with jax 0.10 the example's jitted
+step compiles a second time on its second call (the level batch it returns has other weak
+types than the one it was first given), inside the first interval. Robust PLR's window opens
+at the first log where the level buffer has reached its minimum fill, if later (before that,
+every batch is new levels without a gradient step). ``JAX_LOG_COMPILES=1`` in the child times
+the compilations.
 
 Run alone: ``python benchmarks/jaxued_anchor.py --python VENV/bin/python --example
 PATH/maze_plr.py --method dr --seconds 600`` prints the figures as JSON.
@@ -42,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -333,7 +338,8 @@ def summarize(
 
     Env steps of a log are its ``num_updates`` × ``num_train_envs`` × ``num_steps`` (from the
     recorded config). The rate runs from the first log of the steady window to the last: the
-    first log, or for robust PLR the first log where the buffer reached its minimum fill.
+    second log (the first interval holds a recompilation), or for robust PLR the first log
+    where the buffer reached its minimum fill if that is later.
     """
     out: dict[str, Any] = {}
     config: dict[str, Any] = {}
@@ -366,14 +372,17 @@ def summarize(
         for u0, u1, t0, t1 in zip(updates, updates[1:], times, times[1:], strict=False)
         if t1 > t0
     ]
-    first = 0
+    # the example compiles its step twice (the second call's level batch has other weak types),
+    # so the first interval holds a compilation: the window opens at the second log
+    first = 1
     if method == "robust_plr" and not config.get("exploratory_grad_updates", False):
         fill = float(config.get("minimum_fill_ratio", 0.5)) * int(
             config.get("level_buffer_capacity", 4000)
         )
         sizes = [e["data"].get("level_sampler/size") for e in logs]
-        first = next((i for i, s in enumerate(sizes) if s is not None and s >= fill), len(logs))
-        out["steady_from_log"] = first
+        filled = (i for i, s in enumerate(sizes) if s is not None and s >= fill)
+        first = max(first, next(filled, len(logs)))
+    out["steady_from_log"] = first
     if len(logs) - first < 2 or times[-1] <= times[first]:
         out["steps_per_s"] = None
         out["error"] = (
@@ -393,12 +402,25 @@ def summarize(
         out["window_cpu_s"] = round(window_cpu, 1)
         out["window_cores_busy"] = round(window_cpu / window_s, 2)
         out["steps_per_cpu_s"] = round(window_steps / window_cpu, 1)
-    # launch → first log is imports + compilation + the first chunk, which runs about as fast
-    # as the next one (for robust PLR both are new levels before the buffer fills)
-    first_rate = out["interval_steps_per_s"][0] if out["interval_steps_per_s"] else 0.0
-    first_chunk = updates[0] * per_update / first_rate if first_rate > 0 else chunk_s
-    out["compile_s_est"] = round(max(0.0, times[0] - started - first_chunk), 1)
     return out
+
+
+COMPILE_LINE = re.compile(
+    r"Finished (?:XLA compilation of|jaxpr to MLIR module conversion) jit\((?P<name>[^)]*)\)"
+    r" in (?P<seconds>[0-9.eE+-]+) sec"
+)
+
+
+def compile_times(output: str) -> dict[str, Any]:
+    """Lowering + XLA compile seconds from the child's ``JAX_LOG_COMPILES`` lines: in all, and
+    per compilation of the example's jitted step (``train_and_eval_step``)."""
+    total, step = 0.0, []
+    for match in COMPILE_LINE.finditer(output):
+        seconds = float(match["seconds"])
+        total += seconds
+        if match["name"] == "train_and_eval_step" and "XLA compilation" in match[0]:
+            step.append(round(seconds, 1))
+    return {"compile_s": round(total, 1), "step_compile_s": step}
 
 
 def cpu_between(samples: list[tuple[float, float]], t0: float, t1: float) -> float | None:
@@ -458,9 +480,14 @@ def measure_jaxued(
 
     A flat JSON-able dict: ``steps_per_s`` (env steps per second over the steady window, per
     ``threads`` intra-op threads; ``None`` on failure), ``setup_s`` (launch → first log:
-    imports, compilation and the first chunk), ``compile_s_est``, ``logs``, ``flags`` (every
+    imports, compilation and the first chunk), ``compile_s``, ``logs``, ``flags`` (every
     flag given, with default and reason), ``versions`` (the child's packages), ``method``,
     ``threads``, and ``error`` where it failed — never raises for a failed child.
+
+    Compilation is timed from the child's ``JAX_LOG_COMPILES`` lines (``compile_s``; the
+    example's step compiles twice, ``step_compile_s``). The rate's window opens at the second
+    log (the first interval holds the second compilation), for robust PLR at the first log
+    where the level buffer reached its minimum fill.
 
     ``threads == 1`` sets this project's one-thread ``XLA_FLAGS``; with jax 0.10 on CPU they do
     not keep XLA to one core (``window_cores_busy`` shows what the child used), so
@@ -519,7 +546,7 @@ def _run_child(
         env["XLA_FLAGS"] = THREAD_FLAGS
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp), os.environ.get("PYTHONPATH")]))
     env.update({EVENTS_ENV: str(events_path), "PYTHONUNBUFFERED": "1", "WANDB_MODE": "disabled",
-                "JAX_PLATFORMS": "cpu"})  # fmt: skip
+                "JAX_PLATFORMS": "cpu", "JAX_LOG_COMPILES": "1"})  # fmt: skip
     env.pop("JAXUED_ANCHOR_CPUS", None)
     if cpus:
         env["JAXUED_ANCHOR_CPUS"] = cpus
@@ -568,6 +595,7 @@ def _run_child(
         load_1m_end=round(os.getloadavg()[0], 2),
     )
     out.update(summarize(read_events(events_path), started, method, samples))
+    out.update(compile_times(output_path.read_text(encoding="utf-8", errors="replace")))
     if stopped_by == "exit" and process.returncode != 0 and not out.get("steps_per_s"):
         out["error"] = f"child exited {process.returncode}: {_tail(output_path)}"
     elif out.get("steps_per_s") is None and "error" not in out:
