@@ -191,6 +191,9 @@ class Evaluation(Base):
     success_rate: Mapped[float | None] = mapped_column(Float)
     mean_return: Mapped[float | None] = mapped_column(Float)
     per_goal: Mapped[dict[str, Any]] = mapped_column(JsonType, default=dict)
+    # The change of the target game's mean training return over the session, credited to the
+    # level trained in it (`dicode.archive.transfer`); None when it could not be measured.
+    target_change: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utc_now)
 
 

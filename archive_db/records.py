@@ -134,6 +134,7 @@ class EvaluationInfo:
     success_rate: float | None
     mean_return: float | None
     per_goal: dict[str, Any]
+    target_change: float | None
     created_at: datetime
 
 

@@ -56,6 +56,7 @@ class ArchiveRepository:
         self.get_bundle = self.levels.bundle
         self.mark_sampled = self.levels.mark_sampled
         self.record_evaluation = self.evaluations.record
+        self.transfer_credits = self.evaluations.transfer_credits
         self.changes_since = self.feed.since
 
     @classmethod

@@ -108,14 +108,18 @@ def admit_measured(
     run_id: int,
     outcomes: Mapping[int, Measured],
     config: ArchiveConfig = DEFAULT_CONFIG,
+    scores: Mapping[int, float] | None = None,
 ) -> list[int]:
     """DiCode's admission rule: offer every level measured in a session (at least one finished
-    episode) with its learnability p(1−p); returns the admitted ids. Negative ids (the target
-    game) and unmeasured levels have nothing to rank them by and are not offered."""
+    episode) with its score — ``scores[level]`` when given (the priority the caller ranks by,
+    e.g. `dicode.archive.transfer.transfer_priority`), else its learnability p(1−p); returns the
+    admitted ids. Negative ids (the target game) and unmeasured levels have nothing to rank them
+    by and are not offered."""
     admitted = []
     for level, outcome in outcomes.items():
         if level < 0 or not outcome.episodes:
             continue
-        if offer(store, run_id, level, learnability(outcome.success_rate), config).admitted:
+        score = learnability(outcome.success_rate) if scores is None else scores[level]
+        if offer(store, run_id, level, score, config).admitted:
             admitted.append(level)
     return admitted

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 CandidateRule = Literal["strict", "lenient"]
+# What ranks levels for admission to the active set and for replay (`dicode.archive.transfer`).
+LevelScore = Literal["learnability", "transfer"]
+LEVEL_SCORES: tuple[LevelScore, ...] = ("learnability", "transfer")
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,14 @@ class ArchiveConfig:
     # Levels drawn per replay sample (DiCode: 16 per session, 15 + the target game).
     replay_batch: int = 16
 
+    # Level score -------------------------------------------------------------------------
+    # "learnability": p(1−p), as DiCode. "transfer": p(1−p)·2^clip(w·t, −2, 2), t the level's
+    # transfer to the target game (`dicode.archive.transfer`): admission and replay favour the
+    # levels whose sessions raised the target's figure. p(1−p) alone is the ablation.
+    level_score: LevelScore = "learnability"
+    # w: doublings of the priority per noise standard deviation of transfer.
+    transfer_weight: float = 1.0
+
     def __post_init__(self) -> None:
         if self.candidate_rule not in ("strict", "lenient"):
             raise ValueError(
@@ -61,3 +73,10 @@ class ArchiveConfig:
             raise ValueError(f"replay_temperature must be > 0, got {self.replay_temperature}")
         if self.replay_batch < 1:
             raise ValueError(f"replay_batch must be >= 1, got {self.replay_batch}")
+        if self.level_score not in LEVEL_SCORES:
+            raise ValueError(
+                f"level_score must be one of {', '.join(LEVEL_SCORES)}, got {self.level_score!r}"
+            )
+        # Negative would favour the levels whose sessions lowered the target's figure.
+        if not (math.isfinite(self.transfer_weight) and self.transfer_weight >= 0.0):
+            raise ValueError(f"transfer_weight must be finite and >= 0, got {self.transfer_weight}")

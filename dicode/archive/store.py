@@ -7,10 +7,11 @@ against any store with the same shape.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from dicode.archive.active_set import ActiveSetStore
+from dicode.archive.transfer import Credit
 
 
 class LevelSummary(Protocol):
@@ -45,6 +46,16 @@ class TrainingStore(ActiveSetStore, Protocol):
         mean_return: float | None = None,
         per_goal: dict[str, Any] | None = None,
         min_sessions: int = 1,
-    ) -> object: ...
+        target_change: float | None = None,
+        score: float | None = None,
+    ) -> object:
+        """Store a measurement: the level's success rate, letter and score (``score``, else
+        its learnability) follow it; ``target_change`` is the target's Δ credited to it."""
+        ...
+
+    def transfer_credits(self, run_id: int) -> Mapping[int, Credit]:
+        """The target changes credited to each of the run's levels, summed over its
+        evaluations (levels never credited are absent)."""
+        ...
 
     def mark_sampled(self, level_ids: Sequence[int], step: int) -> None: ...

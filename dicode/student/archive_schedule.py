@@ -19,7 +19,16 @@ every trained level's outcome is stored as an evaluation (success rate, status l
 A or D only after ``CurriculumConfig.min_sessions`` measured sessions —, learnability, the
 world's per-episode means) and the levels are stamped as
 sampled; with ``admit`` on, each measured level is offered to the active set by DiCode's
-admission rule (``dicode.archive.active_set.admit_measured``). Pools come from the stored
+admission rule (``dicode.archive.active_set.admit_measured``).
+
+Each session's change of the target's mean training return is credited to the levels it trained
+(``dicode.archive.transfer``; stored with their evaluations as ``target_change``, so the ledger
+is rebuilt from the archive when a schedule starts). With ``ArchiveConfig.level_score ==
+"transfer"`` a level's score — stored with its evaluation, offered for admission, ranked by the
+``dicode`` rule's replay (the active set's stored scores) and by the ``plr`` rule's (computed
+from the ledger) — is the priority p(1−p)·2^clip(w·t, −2, 2) instead of p(1−p). A stored score
+is as of the level's last evaluation, as its learnability always was. ``sfl`` ranks by p(1−p)
+as its paper does, and ``dr`` by nothing. Pools come from the stored
 bundles through the world's ``decode_pool`` (cached; :class:`PoolDecoder`, which every
 ``Domain`` is: the worlds sit above the student, so it names none). Whoever writes levels into
 the run (the generator service, or a benchmark between sessions) is independent of this class.
@@ -37,6 +46,14 @@ from dicode.archive.active_set import admit_measured
 from dicode.archive.config import ArchiveConfig
 from dicode.archive.status import learnability
 from dicode.archive.store import TrainingStore
+from dicode.archive.transfer import (
+    credit_session,
+    ledger_from,
+    target_change,
+    transfer_priority,
+    transfer_score,
+    transfer_summary,
+)
 from dicode.levels.bundle import LevelBundle
 from dicode.student.curriculum import (
     TARGET,
@@ -76,7 +93,7 @@ def plr_rule(
     schedule: ArchiveSchedule, state: CurriculumState, slots: int, rng: np.random.Generator
 ) -> Plan:
     ids, rates = schedule.measured()
-    scores = [learnability(p) for p in rates]
+    scores = [schedule.score(i, p) for i, p in zip(ids, rates, strict=True)]
     return plan_slots(state, slots, schedule.new_levels(), ids, scores, rng, schedule.mix)
 
 
@@ -135,6 +152,10 @@ class ArchiveSchedule:
         self.state: CurriculumState | None = None
         self.admitted: list[int] = []
         self._pools: dict[int, Any] = {}
+        # What the archive's evaluations credit; a restarted student resumes it. The previous
+        # session's target return is not stored: a restart's first session credits no change.
+        self.transfer = ledger_from(store.transfer_credits(run_id))
+        self._target_return: float | None = None
 
     def levels(self) -> list[Any]:
         """The run's levels the student can train on (those with a bundle), oldest first."""
@@ -150,6 +171,20 @@ class ArchiveSchedule:
         found = [(level.id, level.success_rate) for level in self.levels()]
         pairs = [(i, rate) for i, rate in found if rate is not None]
         return [i for i, _ in pairs], [rate for _, rate in pairs]
+
+    def score(self, level_id: int, success_rate: float | None) -> float:
+        """What ranks the level for admission and replay (``archive.level_score``): its
+        learnability p(1−p), or p(1−p)·2^clip(w·t, −2, 2) with t its transfer."""
+        if self.archive.level_score == "learnability":
+            return learnability(success_rate)
+        transfer = transfer_score(self.transfer, level_id)
+        return transfer_priority(success_rate, transfer, self.archive.transfer_weight)
+
+    def transfer_summary(self) -> dict[str, float | int | None]:
+        """The run's transfer scores so far, for an experiment record's trace
+        (``dicode.archive.transfer.transfer_summary``: levels credited, the scores' mean,
+        sample std and share above 0, the noise scale, the mean target change)."""
+        return transfer_summary(self.transfer)
 
     def pool(self, level_id: int) -> Any:
         """The level's pool as the world's trainer places it, decoded from its stored bundle."""
@@ -190,6 +225,12 @@ class ArchiveSchedule:
 
     def record(self, iteration: int, outcomes: Mapping[int, EpisodeTally]) -> None:
         trained = [level for level in outcomes if level != TARGET]
+        target = outcomes.get(TARGET)
+        target_return = target.mean_return if target is not None else None
+        change = target_change(self._target_return, target_return)
+        self._target_return = target_return
+        self.transfer = credit_session(self.transfer, trained, change)
+        scores = {level: self.score(level, outcomes[level].success_rate) for level in trained}
         for level in trained:
             o = outcomes[level]
             self.store.record_evaluation(
@@ -200,12 +241,12 @@ class ArchiveSchedule:
                 mean_return=o.mean_return,
                 per_goal=o.means(),
                 min_sessions=self.mix.min_sessions,
+                target_change=change,
+                score=scores[level],
             )
         if trained:
             self.store.mark_sampled(trained, iteration)
         if self.admit:
-            self.admitted = admit_measured(self.store, self.run_id, outcomes, self.archive)
+            self.admitted = admit_measured(self.store, self.run_id, outcomes, self.archive, scores)
         if self.state is not None:  # the target's curve moves a scheduled share
-            target = outcomes.get(TARGET)
-            mean = target.mean_return if target is not None else None
-            self.state = scheduled_share(self.state, mean, self.config_mix)
+            self.state = scheduled_share(self.state, target_return, self.config_mix)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dicode.archive.status import judged_status, learnability
+from dicode.archive.transfer import Credit
 
 
 @dataclass
@@ -17,7 +18,9 @@ class StoredLevel:
     times_sampled: int = 0
     success_rate: float | None = None
     status: str = "D"
+    score: float = 0.0
     measured_sessions: int = 0  # evaluations with a finished episode
+    credit: Credit | None = None  # the target changes credited to it (None: never)
 
 
 @dataclass(frozen=True)
@@ -60,13 +63,21 @@ class MemoryStore:
         mean_return: float | None = None,
         per_goal: dict[str, Any] | None = None,
         min_sessions: int = 1,
+        target_change: float | None = None,
+        score: float | None = None,
     ) -> object:
         level = self.levels[level_id]
         rate = successes / episodes if episodes else None
         level.measured_sessions += episodes > 0
         level.success_rate = rate
         level.status = judged_status(rate, level.measured_sessions, min_sessions)
+        level.score = learnability(rate) if score is None else score
+        if target_change is not None:
+            level.credit = (level.credit or Credit()).add(target_change)
         return level
+
+    def transfer_credits(self, run_id: int) -> dict[int, Credit]:
+        return {i: level.credit for i, level in self.levels.items() if level.credit is not None}
 
     def mark_sampled(self, level_ids: Sequence[int], step: int) -> None:
         for level_id in level_ids:
@@ -74,7 +85,7 @@ class MemoryStore:
 
     def active_set(self, run_id: int) -> Snapshot:
         ids = sorted(self.active)
-        return Snapshot(self.version, ids, [learnability(self.levels[i].success_rate) for i in ids])
+        return Snapshot(self.version, ids, [self.levels[i].score for i in ids])
 
     def compare_and_swap_active(
         self, run_id: int, expected_version: int, *, admit: int | None, evict: int | None
