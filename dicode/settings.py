@@ -38,7 +38,22 @@ class GeneratorSettings:
     # the parent's status letter. 0 = DiCode as published.
     skill_share: float = 0.5
     skill_choices: int = 3
+    # Closed loop: share of attempts whose parent is the target game itself, aimed at what the
+    # target student fails there (``Domain.target_parent``: maze, its own mazes with the start
+    # near the goal; Tetris, its own boards; Craftax, a missed achievement), asked for an
+    # easier child. 0 = DiCode as published. With it above 0 the archive's parents step a
+    # ladder: their instruction follows their latest success p (harder at p >= 0.5 +
+    # ``ladder_band``, easier at p <= 0.5 - ``ladder_band``, else vary) instead of the status
+    # letters, so the children it trains sit near p = 0.5.
+    target_aim: float = 0.0
+    ladder_band: float = 0.15
     teacher_options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.target_aim <= 1.0:
+            raise ValueError(f"target_aim is a share in [0, 1], got {self.target_aim}")
+        if not 0.0 < self.ladder_band <= 0.5:
+            raise ValueError(f"ladder_band must lie in (0, 0.5], got {self.ladder_band}")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ when it has one (a world outside the library brings its own), else ``dicode/prom
 ``package``, so a world's ``domain.py`` keeps only what is its own. It also answers
 ``profiles`` and ``ppo_config`` from the class's ``run_profiles`` and ``ppo_class``,
 ``make_trainer`` and ``make_target_protocol`` from the world's `student_classes`, and, for
-levels built from scratch, ``base_worlds`` (None) and ``rules_of`` (no rules). A module is
+levels built from scratch, ``base_worlds`` (None) and ``rules_of`` (no rules). A target-derived
+parent (``target_parent``) is the genome a world's ``target_genome`` makes, written by its
+``genome`` module; a world without one (the default) writes none. A module is
 imported when a method first needs it: ``render`` pulls in PIL, and looking a world up must stay
 cheap.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from importlib import import_module, resources
 from pathlib import Path
 from types import ModuleType
@@ -31,12 +34,14 @@ from dicode.levels.world import Pool
 from dicode.settings import config_from
 
 if TYPE_CHECKING:
+    import numpy as np
     from PIL import Image
 
     from dicode.domains.base import TargetProtocol
     from dicode.levels.bundle import LevelBundle
     from dicode.settings import EvaluatorSettings, RunSettings, StudentSettings
     from dicode.student.loop import SlotTrainer
+    from dicode.teachers.base import ParentLevel, PerformanceProfile
     from dicode.teachers.genome_base import GenomeCodec
 
 #: What a trainer has that runs its target game on the device (``target_program``).
@@ -109,6 +114,25 @@ class WorldFolder:
             genome.read_genome, genome.write_level, genome.describe, edits.mutate,
             fallback=self.genome_fallback, teach=edits.teach,
         )  # fmt: skip
+
+    def target_parent(
+        self, student: Any, target: PerformanceProfile, rng: np.random.Generator
+    ) -> ParentLevel | None:
+        from dicode.teachers.base import TARGET_PARENT_LABEL, ParentKind, ParentLevel
+
+        genome = self.target_genome(student, target, rng)
+        if genome is None:
+            return None
+        genome = replace(genome, description=f"{TARGET_PARENT_LABEL}: {genome.description}")
+        code = self._module("genome").write_level(genome)
+        return ParentLevel(genome.description, code, target, kind=ParentKind.TARGET)
+
+    def target_genome(
+        self, student: Any, target: PerformanceProfile, rng: np.random.Generator
+    ) -> Any | None:
+        """The world's genome of its target game aimed at the target student's failures
+        (``target_parent``); None: this world writes no target-derived parent."""
+        return None
 
     def seed_sources(self) -> dict[str, str]:
         seeds = self._module("seed_levels")

@@ -1,9 +1,12 @@
 """The Teacher protocol: what every teacher reads and the attempt record it always returns.
 
 A teacher gets a parent level with its performance profile, the target game's profile, a
-mutation instruction derived from the parent's status letter, and example levels; it returns a
+mutation instruction derived from the parent's status letter (or, on the ladder, from its
+success against 0.5: :func:`ladder_instruction`), and example levels; it returns a
 :class:`TeacherResult` — description, code, sandbox verdict and every model exchange — whether
-the attempt succeeded or not, so the archive can store all of it.
+the attempt succeeded or not, so the archive can store all of it. A parent is an archive level
+or *target-derived*: the target game itself, written by the world aimed at what the target
+student fails (``TeachingWorld.target_parent``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,42 @@ def instruction_for_status(status: str) -> MutationInstruction:
         return _INSTRUCTION_BY_STATUS[status.strip().upper()]
     except KeyError:
         raise ValueError(f"unknown status letter {status!r}; expected one of A, B, C, D") from None
+
+
+#: The success the ladder aims a parent's children at: a level the student solves half the
+#: time teaches most (learnability p(1 − p) peaks there).
+LADDER_AIM = 0.5
+
+
+def ladder_instruction(success: float | None, band: float) -> MutationInstruction:
+    """The ladder's step from a parent's latest measured success ``success``:
+    ``success >= 0.5 + band`` → harder, ``success <= 0.5 − band`` → easier, else vary.
+
+    The status letters step at 0.75 and 0.25 and send unplayed levels easier; the ladder
+    centres on ``LADDER_AIM`` with a band the run sets, and an unmeasured parent (``None``)
+    is varied: nothing says which way it should go. ``band`` lies in (0, 0.5].
+    """
+    if not 0.0 < band <= LADDER_AIM:
+        raise ValueError(f"the ladder's band must lie in (0, {LADDER_AIM}], got {band}")
+    if success is None:
+        return MutationInstruction.VARY
+    if success >= LADDER_AIM + band:
+        return MutationInstruction.HARDER
+    if success <= LADDER_AIM - band:
+        return MutationInstruction.EASIER
+    return MutationInstruction.VARY
+
+
+class ParentKind(StrEnum):
+    """Where a parent comes from: the archive, or the target game aimed at the student's
+    failures (written by the world, not stored: such a child has no parent id)."""
+
+    ARCHIVE = "archive"
+    TARGET = "target"
+
+
+#: How a target-derived parent's description begins (prompts name it; people read it).
+TARGET_PARENT_LABEL = "Target-derived parent"
 
 
 @dataclass(frozen=True)
@@ -107,12 +146,14 @@ class ExampleLevel:
 
 @dataclass(frozen=True)
 class ParentLevel:
-    """The level a child is generated from."""
+    """The level a child is generated from: an archive level (with its id), or a
+    target-derived one (``kind`` TARGET, no id; its profile is the target student's)."""
 
     description: str
     code: str
     profile: PerformanceProfile = field(default_factory=PerformanceProfile)
     level_id: str | None = None
+    kind: ParentKind = ParentKind.ARCHIVE
 
     @property
     def status(self) -> str:
@@ -141,9 +182,15 @@ class TeacherRequest:
         target_profile: PerformanceProfile,
         examples: tuple[ExampleLevel, ...] = (),
         seed: int = 0,
+        ladder_band: float | None = None,
     ) -> TeacherRequest:
-        """Request whose instruction follows from the parent's status letter."""
-        return cls(parent, target_profile, instruction_for_status(parent.status), examples, seed)
+        """Request whose instruction follows from the parent's status letter, or with a
+        ``ladder_band`` from its latest success (:func:`ladder_instruction`)."""
+        if ladder_band is None:
+            instruction = instruction_for_status(parent.status)
+        else:
+            instruction = ladder_instruction(parent.profile.latest_success_rate, ladder_band)
+        return cls(parent, target_profile, instruction, examples, seed)
 
 
 @runtime_checkable
@@ -216,6 +263,27 @@ class TeacherResult:
     latency_s: float = 0.0
     parent_id: str | None = None
     skill: str | None = None  # the skill the level targets (the request's)
+    parent_kind: ParentKind = ParentKind.ARCHIVE
+
+    @classmethod
+    def for_request(cls, teacher: str, request: TeacherRequest) -> TeacherResult:
+        """An empty record of one attempt at ``request``: its instruction, skill and parent
+        (a target-derived parent has no id; its kind and the reasoning's first line say so)."""
+        parent = request.parent
+        return cls(
+            teacher=teacher,
+            instruction=request.instruction,
+            parent_id=parent.level_id,
+            skill=request.skill,
+            parent_kind=parent.kind,
+        )
+
+    def note_parent(self) -> None:
+        """Begin the reasoning with the parent's kind when it is target-derived, so the
+        archive's level row (which keeps the reasoning, not the kind) says where it came from."""
+        if self.parent_kind is ParentKind.TARGET:
+            note = f"{TARGET_PARENT_LABEL} (the target game aimed at the student's failures)."
+            self.reasoning = note if not self.reasoning else f"{note}\n{self.reasoning}"
 
     @property
     def accepted(self) -> bool:
@@ -251,6 +319,7 @@ class TeacherResult:
             "instruction": str(self.instruction),
             "skill": self.skill,
             "parent_id": self.parent_id,
+            "parent_kind": str(self.parent_kind),
             "accepted": self.accepted,
             "failing_stage": self.failing_stage,
             "error": self.error,

@@ -109,12 +109,7 @@ class LLMTeacher:
 
     async def propose(self, request: TeacherRequest) -> TeacherResult:
         """One generation attempt; always returns a record, never raises on model output."""
-        result = TeacherResult(
-            teacher=self.name,
-            instruction=request.instruction,
-            parent_id=request.parent.level_id,
-            skill=request.skill,
-        )
+        result = TeacherResult.for_request(self.name, request)
         started = time.perf_counter()
         try:
             description = await self._describe(request, result)
@@ -123,6 +118,7 @@ class LLMTeacher:
         except Exception as exc:  # a bug here must cost one attempt, not the generator service
             result.failing_stage = "teacher"
             result.error = f"teacher crashed: {type(exc).__name__}: {exc}"
+        result.note_parent()
         result.latency_s = time.perf_counter() - started
         return result
 

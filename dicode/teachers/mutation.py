@@ -23,6 +23,7 @@ import numpy as np
 from dicode.teachers.base import (
     CodeRound,
     MutationInstruction,
+    ParentKind,
     TeacherRequest,
     TeacherResult,
     Validate,
@@ -83,12 +84,7 @@ class MutationTeacher:
 
     async def propose(self, request: TeacherRequest) -> TeacherResult:
         started = time.perf_counter()
-        result = TeacherResult(
-            teacher=self.name,
-            instruction=request.instruction,
-            parent_id=request.parent.level_id,
-            skill=request.skill,
-        )
+        result = TeacherResult.for_request(self.name, request)
         try:
             draft = self.write_child(request)
         except Exception as exc:  # a bug in the edits must not stop the caller's loop
@@ -101,6 +97,7 @@ class MutationTeacher:
         result.description = draft.description
         result.title = title(draft.mutation)
         result.reasoning = reasoning(draft.reading, draft.mutation)
+        result.note_parent()
         try:
             # The sandbox call blocks (it waits on a worker process): keep the event loop free.
             verdict = await asyncio.to_thread(self.validate, code)
@@ -149,7 +146,10 @@ def child_description(
     codec: GenomeCodec,
 ) -> str:
     """The child's docstring: what the level is, then how it differs from its parent."""
-    parent_name = request.parent.level_id or "the parent level"
+    parent = request.parent
+    parent_name = parent.level_id or (
+        "a target-derived parent" if parent.kind is ParentKind.TARGET else "the parent level"
+    )
     asked = request.instruction
     change = (
         f"Mutation ({mutation.instruction}) of {parent_name}: "
@@ -172,7 +172,7 @@ def child_description(
             + "; ".join(reading.unsupported)
             + f"), so this child starts from {codec.fallback}."
         )
-    parent_summary = _first_paragraph(request.parent.description)
+    parent_summary = _first_paragraph(parent.description)
     if parent_summary:
         paragraphs.append(f"Parent: {parent_summary}")
     return "\n\n".join(textwrap.fill(p, DOC_WIDTH) for p in paragraphs)

@@ -8,11 +8,14 @@ The package owns this protocol so that it never imports a world: the edge looks 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dicode.levels.world import LevelWorld
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from dicode.teachers.base import ParentLevel, PerformanceProfile
     from dicode.teachers.genome_base import GenomeCodec
 
 
@@ -34,4 +37,15 @@ class TeachingWorld(LevelWorld, Protocol):
 
     def genome(self) -> GenomeCodec:
         """The mutation teacher's typed genome of this world's levels and its edits."""
+        ...
+
+    def target_parent(
+        self, student: Any, target: PerformanceProfile, rng: np.random.Generator
+    ) -> ParentLevel | None:
+        """A parent that is the target game itself aimed at what the student fails there,
+        written as a level by the world's genome (its description begins with
+        ``TARGET_PARENT_LABEL``; its kind is TARGET, its profile ``target``), or None where the
+        world cannot write one (yet). ``student`` is the run's student configuration
+        (``Domain.ppo_config``: it names the target game's variant), ``target`` the target
+        student's newest profile."""
         ...

@@ -8,6 +8,15 @@ transaction as soon as it finishes. Nothing else is kept in memory that matters:
 `kill -9` a fresh generator re-reads the archive and carries on; an attempt that was in flight
 is simply made again.
 
+With ``target_aim`` above 0 (closed loop), that share of attempts takes as parent the target
+game itself aimed at what the target student fails there (``Domain.target_parent``, written by
+the world from the run's student configuration and the newest target evaluation; not an archive
+level, so its child is stored without a parent id, its kind and reasoning saying so) and asks
+for an easier child; archive parents then step the ladder (``ladder_instruction``: their latest
+success against 0.5 ± ``ladder_band``) instead of following their status letters. A world that
+cannot write such a parent (yet) gets an archive parent instead. The counters (`GeneratorStats`)
+say how many attempts had which kind of parent and instruction.
+
 With ``feedback`` off (open loop) the parent is drawn uniformly from every level, the
 instruction uniformly from harder/vary/easier, and the request carries no performance profile.
 
@@ -48,6 +57,7 @@ from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict, bounded_text
 from dicode.settings import GeneratorSettings
 from dicode.teachers.base import (
     MutationInstruction,
+    ParentKind,
     ParentLevel,
     PerformanceProfile,
     Teacher,
@@ -70,17 +80,20 @@ OPEN_LOOP_INSTRUCTIONS = (
 
 @dataclass(frozen=True)
 class ParentDraw:
-    """One attempt's parent and teacher request; ``child_limit`` is set when the parent was
-    drawn under the strict rule (the child is then stored only while the parent has room)."""
+    """One attempt's parent and teacher request; ``parent_id`` is None for a target-derived
+    parent (not an archive level); ``child_limit`` is set when the parent was drawn under the
+    strict rule (the child is then stored only while the parent has room)."""
 
     request: TeacherRequest
-    parent_id: int
+    parent_id: int | None
     child_limit: int | None = None
 
 
 @dataclass
 class GeneratorStats:
-    """Counters of this process's life (the archive holds the totals)."""
+    """Counters of this process's life (the archive holds the totals). ``parents`` and
+    ``instructions`` count the attempts drawn by parent kind (``archive`` / ``target``) and by
+    the instruction asked, so a record can say whether the teacher aimed at the target."""
 
     started: int = 0
     accepted: int = 0
@@ -89,8 +102,15 @@ class GeneratorStats:
     waits: int = 0
     last_latency_s: float | None = None
     latencies: list[float] = field(default_factory=list)
+    parents: Counter[str] = field(default_factory=Counter)
+    instructions: Counter[str] = field(default_factory=Counter)
 
-    def as_dict(self) -> dict[str, float | int | None]:
+    def count(self, request: TeacherRequest) -> None:
+        """One attempt drawn: its parent's kind and its instruction."""
+        self.parents[str(request.parent.kind)] += 1
+        self.instructions[str(request.instruction)] += 1
+
+    def as_dict(self) -> dict[str, Any]:
         mean = float(np.mean(self.latencies[-50:])) if self.latencies else None
         return {
             "started": self.started,
@@ -100,6 +120,8 @@ class GeneratorStats:
             "waits": self.waits,
             "last_latency_s": self.last_latency_s,
             "mean_latency_s": mean,
+            "parents": {str(kind): self.parents[str(kind)] for kind in ParentKind},
+            "instructions": dict(sorted(self.instructions.items())),
         }
 
 
@@ -145,6 +167,10 @@ class Generator:
                 settings.in_flight,
             ),
         )
+        # The run's student configuration names the target game's variant (the maze's family)
+        # a target-derived parent is written for; read from the run's stored config, as every
+        # service reads its settings.
+        self._student = self._stored_student() if settings.target_aim > 0 else None
         self.view = LineageView()
         self.stats = GeneratorStats()
         self._held_until = 0.0  # no attempt starts before this (monotonic seconds)
@@ -279,6 +305,7 @@ class Generator:
         try:
             draw = await asyncio.to_thread(self._draw, number)
             parent_id = draw.parent_id
+            self.stats.count(draw.request)
             result = await self.teacher.propose(draw.request)
             await asyncio.to_thread(
                 record_result,
@@ -307,7 +334,7 @@ class Generator:
             self.stats.rejected += 1
             await asyncio.to_thread(self._record_failure, parent_id, result, exc)
         finally:
-            if draw is not None and draw.child_limit is not None:
+            if draw is not None and draw.parent_id is not None and draw.child_limit is not None:
                 with self._draw_lock:
                     self._in_flight_children[draw.parent_id] -= 1
 
@@ -346,8 +373,18 @@ class Generator:
         stats = self.repo.statistics.counts(self.run_id)  # counts rows; no attempt is loaded
         return stats.accepted + stats.rejected
 
-    def next_request(self, number: int) -> tuple[TeacherRequest, int]:
-        """The teacher request of attempt ``number`` and its parent's id (draws the parent)."""
+    def _stored_student(self) -> Any:
+        """The run's student configuration as its world reads it (the world's defaults where
+        the run stored none)."""
+        stored = self.repo.runs.get(self.run_id).config.get("student") or {}
+        try:
+            return self.world.ppo_config(stored.get("ppo") or {})
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"run {self.run_id}'s stored student config: {error}") from error
+
+    def next_request(self, number: int) -> tuple[TeacherRequest, int | None]:
+        """The teacher request of attempt ``number`` and its parent's id (draws the parent;
+        None for a target-derived parent)."""
         with self._draw_lock:
             draw = self._request(number)
         return draw.request, draw.parent_id
@@ -357,7 +394,7 @@ class Generator:
         flight goes up until the attempt ends (`attempt` brings it down)."""
         with self._draw_lock:
             draw = self._request(number)
-            if draw.child_limit is not None:
+            if draw.parent_id is not None and draw.child_limit is not None:
                 self._in_flight_children[draw.parent_id] += 1
             return draw
 
@@ -378,6 +415,14 @@ class Generator:
             seed = int(self._rng.integers(2**31)) + number
             request = TeacherRequest(parent, PerformanceProfile(), instruction, seed=seed)
             return ParentDraw(request, parent_id)
+        newest = self._newest_target_evaluation()
+        profile = self._target_profile(newest)
+        aimed = self._target_parent(profile)
+        if aimed is not None:
+            # The student fails the target: its child should be a step easier than the target.
+            seed = int(self._rng.integers(2**31)) + number
+            easier = MutationInstruction.EASIER
+            return ParentDraw(TeacherRequest(aimed, profile, easier, seed=seed), None)
         limit = self.archive.max_children if strict_in_force(columns, self.archive) else None
         parent_id = int(select_parents(columns, 1, self._rng, self.archive)[0])
         level = self.repo.levels.get(parent_id)
@@ -389,16 +434,24 @@ class Generator:
             profile=PerformanceProfile(success_rate_history=history),
             level_id=str(parent_id),
         )
-        newest = self._newest_target_evaluation()
-        profile = self._target_profile(newest)
         seed = int(self._rng.integers(2**31)) + number
         skill = self._skill_to_teach(newest)
         if skill is not None:
             skilled = MutationInstruction.SKILL
             request = TeacherRequest(parent, profile, skilled, seed=seed, skill=skill)
         else:
-            request = TeacherRequest.for_parent(parent, profile, seed=seed)
+            band = self.settings.ladder_band if self.settings.target_aim > 0 else None
+            request = TeacherRequest.for_parent(parent, profile, seed=seed, ladder_band=band)
         return ParentDraw(request, parent_id, limit)
+
+    def _target_parent(self, profile: PerformanceProfile) -> ParentLevel | None:
+        """With probability ``target_aim``, the world's target game aimed at the student's
+        failures (None otherwise, or when the world cannot write one from this profile)."""
+        aim = self.settings.target_aim
+        # No draw at all when aiming is off: the parent draws stay as they were without it.
+        if aim <= 0 or self._rng.random() >= aim:
+            return None
+        return self.world.target_parent(self._student, profile, self._rng)
 
     def _with_children_in_flight(self, columns: LevelColumns) -> LevelColumns:
         """The view's columns with this process's attempts in flight counted as children."""

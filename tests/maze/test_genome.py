@@ -143,9 +143,12 @@ def test_random_end_levels_get_harder_with_more_random_walls() -> None:
     ]
     assert all(len(c.walls) + c.random_walls > 25 for c in counts)
     easier = [
-        mutate(dr, MutationInstruction.EASIER, np.random.default_rng(s), 1).child for s in range(10)
+        mutate(dr, MutationInstruction.EASIER, np.random.default_rng(s), 1).child for s in range(20)
     ]
-    assert all(c.random_walls < 25 for c in easier)
+    # Fewer random walls, or the random start brought a few moves from the goal.
+    fewer = [c.random_walls < 25 for c in easier]
+    near = [c.near_goal is not None and c.random_walls == 25 for c in easier]
+    assert all(a or b for a, b in zip(fewer, near, strict=True)) and any(fewer) and any(near)
 
 
 def test_an_unsolvable_parent_is_never_made_worse_by_a_veto_gap() -> None:

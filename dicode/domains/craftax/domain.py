@@ -27,7 +27,10 @@ from dicode.settings import (
 from dicode.student.curriculum import CurriculumConfig
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from dicode.levels.bundle import LevelBundle
+    from dicode.teachers.base import PerformanceProfile
 
 # Craftax on 2 CPU cores, to check the whole loop: 4 slots (the target + 3 levels, so the 7 seed
 # levels are trained within 3 sessions and generated ones soon after) x 4 envs, a narrow GRU,
@@ -102,6 +105,14 @@ class CraftaxDomain(WorldFolder):
 
     def decode_pool(self, bundle: LevelBundle) -> Any:
         return level_checks.pool_to_bundle(bundle.pool)  # re-checked: stored data is data
+
+    def target_genome(
+        self, student: Any, target: PerformanceProfile, rng: np.random.Generator
+    ) -> Any | None:
+        from dicode.domains.craftax.skills import target_genome
+
+        del student  # one target game: the full game
+        return target_genome(target.skills, rng)
 
     def student_classes(self) -> StudentClasses:
         from dicode.domains.craftax.student.trainer import CraftaxSlotTrainer, CraftaxTargetProtocol

@@ -8,17 +8,22 @@ mutation teacher can set up (``genome_edits.teachable``): first those the studen
 (``figures["skills_best"]``, from the run's history of target evaluations), the biggest loss
 first (in the 1M-step runs ``wake_up`` fell from 0.98 to 0.33–0.92: a skill the student had
 is cheap to restore, and a forgotten one is lost return) — then those it rarely unlocks
-although it has mastered what they build on, easiest first.
+although it has mastered what they build on, easiest first. :func:`target_genome` aims the
+standard game at one achievement the student misses (a target-derived parent).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from dicode.domains.craftax.catalog import ACHIEVEMENT_IDS, FLOOR_ENTRY_ACHIEVEMENT
+from dicode.domains.craftax.genome import CraftaxGenome, default_genome
 from dicode.domains.craftax.genome_edits import teachable
-from dicode.domains.craftax.goals import PREREQUISITES, difficulty, home_floor
+from dicode.domains.craftax.goals import PREREQUISITES, difficulty, goal_possible, home_floor
 
 #: Rarely unlocked: a frontier achievement succeeds in fewer games than this share.
 FRONTIER_RATE = 0.2
@@ -31,6 +36,8 @@ REGRESSED = 0.15
 SHOWN = 8
 #: Frontier achievements named in the profile's text.
 FRONTIER_SHOWN = 5
+#: A target-derived parent's goal is drawn among this many of the missed achievements.
+TARGET_CHOICES = 3
 
 
 def skill_rates(figures: Mapping[str, Any]) -> dict[str, float]:
@@ -112,3 +119,30 @@ def _listed(rates: Mapping[str, float]) -> str:
     text = ", ".join(f"{a} {rates[a]:.2f}" for a in ranked[:SHOWN])
     more = len(ranked) - SHOWN
     return text + (f" (+{more} more)" if more > 0 else "")
+
+
+def target_genome(skills: Mapping[str, float], rng: np.random.Generator) -> CraftaxGenome | None:
+    """The standard game (a fresh world, normal rules) with a goal of one achievement the target
+    student misses: a target-derived parent. Drawn among the first ``TARGET_CHOICES`` of the
+    frontier (:func:`frontier_skills`: rarely unlocked while what it builds on is mastered),
+    or, when the frontier is empty, of every teachable achievement it unlocks in fewer than
+    ``FRONTIER_RATE`` of its games, easiest first; only goals the standard start can reach
+    (``goal_possible``). None without per-achievement figures or when it misses none."""
+    rates = skill_rates({"skills": skills})
+    if not rates:
+        return None
+    missed = frontier_skills({"skills": rates}) or sorted(
+        (a for a in ACHIEVEMENT_IDS if rates.get(a, 0.0) < FRONTIER_RATE and teachable(a)),
+        key=difficulty,
+    )
+    standard = default_genome()
+    options = [a for a in missed if goal_possible(replace(standard, goal=(a,)))][:TARGET_CHOICES]
+    if not options:
+        return None
+    name = options[int(rng.integers(len(options)))]
+    description = (
+        f"The standard game — a fresh world, normal rules — with one achievement as its goal: "
+        f"{name}, which the target student unlocks in {100 * rates.get(name, 0.0):.0f} % of "
+        "its games."
+    )
+    return replace(standard, description=description, goal=(name,))

@@ -23,18 +23,23 @@ from dicode.domains.maze.grid import (
     DIRECTIONS,
     MAX_STEPS,
     SIZE,
+    SPANNING_TREES,
     VIEW,
     Cell,
     distances,
     free_neighbour_counts,
+    in_view,
     parse_picture,
+    spanning_tree_walls,
 )
 from dicode.domains.maze.grid import path_length as shortest_path
 
 #: Version of the builder contract; stored in every level bundle's provenance.
 BUILDER_VERSION = "maze-builder/1"
-#: Most walls one ``random_walls`` call may draw.
+#: Most walls one ``random_walls`` call may draw (and one ``open_walls`` call may open).
 MAX_RANDOM_WALLS = 120
+#: Most moves a start may be asked to lie from the goal: more than any 13×13 maze's longest way.
+MAX_DISTANCE = SIZE * SIZE - 1
 
 
 def _check_cell(call: str, row: object, col: object, prefix: str = "") -> Cell:
@@ -64,13 +69,15 @@ class MazeLevel:
     argument is out of range or of the wrong type.
     """
 
-    __slots__ = ("_goal", "_rng", "_start", "_walls")
+    __slots__ = ("_goal", "_near_goal", "_rng", "_start", "_start_min", "_walls")
 
     def __init__(self, rng: np.random.Generator) -> None:
         self._rng = rng
         self._walls = np.zeros((SIZE, SIZE), bool)
         self._start: tuple[int, int, int] | None = None  # (row, col, direction); None: random
+        self._start_min: int | None = None  # a random start's least distance from the goal
         self._goal: Cell | None = None  # None: random
+        self._near_goal: tuple[int, bool] | None = None  # (distance, goal in view) at finish
 
     @property
     def size(self) -> int:
@@ -146,6 +153,41 @@ class MazeLevel:
         except ValueError as exc:
             raise fail("walls_from", str(exc)) from None
 
+    def perfect_maze(self, method: str = "backtracker") -> None:
+        """Replace every cell with a perfect maze drawn at random for this instance: the cells
+        with an even row and an even col are free and joined by a random spanning tree (the
+        cell between two joined ones is cleared), so there is exactly one way between any two
+        free cells and every free cell can reach every other.
+
+        ``method``: ``"backtracker"`` (a randomised depth-first search: long winding corridors,
+        the long-path target's mazes) or ``"kruskal"`` (many short dead ends). Call it before
+        any other wall call: it overwrites every wall set before it.
+        """
+        if not isinstance(method, str) or method not in SPANNING_TREES:
+            raise fail(
+                "perfect_maze", f"method must be one of {', '.join(SPANNING_TREES)}, got {method!r}"
+            )
+        # One seed drawn from the level's generator, then the tree drawn from that seed, as
+        # ``generate.long_path_instance`` draws its mazes: the builder's mazes are the host's.
+        seed = int(self._rng.integers(2**31))
+        self._walls = spanning_tree_walls(np.random.default_rng(seed), method)
+
+    def open_walls(self, count: int) -> None:
+        """Remove up to ``count`` (0..120) walls, one at a time, each drawn at random among the
+        walls with free cells on two opposite sides (north and south, or east and west).
+
+        Each opening joins two passages: in a perfect maze it makes a loop, so some ways get
+        shorter and there is more than one way to the goal. Call it after the walls are built
+        (``perfect_maze``, ``walls_from``, ...). Fewer are opened only when no such wall is left.
+        """
+        n = check_int("open_walls", "count", count, 0, MAX_RANDOM_WALLS)
+        for _ in range(n):
+            cells = np.argwhere(_joining_walls(self._walls))
+            if len(cells) == 0:
+                return
+            r, c = cells[int(self._rng.integers(len(cells)))]
+            self._walls[r, c] = False
+
     def random_walls(self, count: int) -> None:
         """Put up to ``count`` (0..120) walls on free cells drawn uniformly at random.
 
@@ -188,11 +230,38 @@ class MazeLevel:
                 "start", f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}"
             )
         self._start = (r, c, DIRECTIONS.index(direction))
+        self._start_min = None
 
-    def random_start(self) -> None:
+    def random_start(self, min_distance: int | None = None) -> None:
         """Draw the start cell and direction at random when the instance is finished (the
-        default): a free cell from which the goal can be reached."""
+        default): a free cell from which the goal can be reached.
+
+        With ``min_distance`` (1..168): a cell at least that many moves from the goal. With a
+        random goal too, the two are drawn as the long-path target's mazes draw them: the start
+        a random free cell from which some cell lies that far, the goal a random one of those
+        cells (``level.perfect_maze()`` then ``level.random_start(min_distance=60)`` is the
+        long-path target). Where no cell lies that far, the farthest cells are used instead.
+        """
+        if min_distance is not None:
+            min_distance = check_int("random_start", "min_distance", min_distance, 1, MAX_DISTANCE)
         self._start = None
+        self._start_min = min_distance
+
+    def start_near_goal(self, distance: int, goal_in_view: bool = False) -> None:
+        """When the instance is finished (its start and goal set or drawn), move the start to a
+        random cell exactly ``distance`` (1..168) moves from the goal, facing a random way: the
+        first rung of a reverse curriculum (the level's maze, its start brought near the goal).
+        A start already that close or closer stays where it is.
+
+        With ``goal_in_view=True`` the cell and facing are drawn among those from which the goal
+        lies in the agent's 5x5 view, where a cell at that distance has one (else as above).
+        """
+        k = check_int("start_near_goal", "distance", distance, 1, MAX_DISTANCE)
+        if not isinstance(goal_in_view, bool):
+            raise fail(
+                "start_near_goal", f"goal_in_view must be True or False, got {goal_in_view!r}"
+            )
+        self._near_goal = (k, goal_in_view)
 
     def goal(self, row: int, col: int) -> None:
         """Put the goal on the cell at ``row``, ``col``."""
@@ -213,23 +282,30 @@ class MazeLevel:
 
     # --- finishing -----------------------------------------------------------------------
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The instance as arrays (called after ``build``): random ends are drawn here. An end
-        that cannot be drawn (no suitable free cell) is written as (-1, -1) for the checks to
-        report."""
+        """The instance as arrays (called after ``build``): random ends are drawn here, then a
+        start near the goal is moved. An end that cannot be drawn (no suitable free cell) is
+        written as (-1, -1) for the checks to report."""
         walls = self._walls
         goal = self._goal
         if self._start is not None:
             start_cell: Cell | None = self._start_cell()
             direction = self._start[2]
+        elif self._start_min is not None and goal is None:
+            start_cell, direction, goal = self._far_pair(walls, self._start_min)
         else:
             if goal is not None:
-                candidates = distances(walls, goal) > 0
+                from_goal = distances(walls, goal)
+                candidates = from_goal > 0 if self._start_min is None else _at_least(
+                    from_goal, self._start_min
+                )  # fmt: skip
             else:
                 candidates = ~walls & (free_neighbour_counts(walls) > 0)
             start_cell = self._draw(candidates)
             direction = int(self._rng.integers(len(DIRECTIONS)))
         if goal is None:
             goal = None if start_cell is None else self._draw(distances(walls, start_cell) > 0)
+        if self._near_goal is not None and start_cell is not None and goal is not None:
+            start_cell, direction = self._moved_start(walls, start_cell, direction, goal)
         missing = (-1, -1)
         return {
             "walls": walls.astype(np.uint8),
@@ -241,6 +317,43 @@ class MazeLevel:
     # --- helpers -------------------------------------------------------------------------
     def _start_cell(self) -> Cell | None:
         return None if self._start is None else (self._start[0], self._start[1])
+
+    def _far_pair(self, walls: np.ndarray, least: int) -> tuple[Cell | None, int, Cell | None]:
+        """A random start with some cell ``least`` or more moves away, then a random goal among
+        those cells — ``generate.long_path_instance``'s draw, step for step, on these walls.
+        Where no two cells are that far apart, the longest way there is sets the distance."""
+        free = np.argwhere(~walls)
+        longest = 0
+        for r, c in free[self._rng.permutation(len(free))]:
+            dist = distances(walls, (int(r), int(c)))
+            far = np.argwhere(dist >= least)
+            if len(far):
+                direction = int(self._rng.integers(len(DIRECTIONS)))
+                goal = far[int(self._rng.integers(len(far)))]
+                return (int(r), int(c)), direction, (int(goal[0]), int(goal[1]))
+            longest = max(longest, int(dist.max()))
+        if longest < 1:  # no two free cells are joined
+            return None, 0, None
+        return self._far_pair(walls, longest)
+
+    def _moved_start(
+        self, walls: np.ndarray, start: Cell, direction: int, goal: Cell
+    ) -> tuple[Cell, int]:
+        """``start_near_goal``: the start on a random cell at the asked distance from the goal
+        (a ring of the goal's BFS: not empty while the current start is farther)."""
+        assert self._near_goal is not None
+        distance, view = self._near_goal
+        from_goal = distances(walls, goal)
+        if from_goal[start] <= distance:  # already that close (or cut off: the checks report it)
+            return start, direction
+        ring = [(int(r), int(c)) for r, c in np.argwhere(from_goal == distance)]
+        if view:
+            seeing = [(cell, d) for cell in ring for d in range(len(DIRECTIONS))
+                      if in_view(cell, d, goal)]  # fmt: skip
+            if seeing:
+                return seeing[int(self._rng.integers(len(seeing)))]
+        cell = ring[int(self._rng.integers(len(ring)))]
+        return cell, int(self._rng.integers(len(DIRECTIONS)))
 
     def _draw(self, mask: np.ndarray) -> Cell | None:
         cells = np.argwhere(mask)
@@ -270,6 +383,20 @@ class MazeLevel:
         return t, lft, b, rgt
 
 
+def _at_least(dist: np.ndarray, least: int) -> np.ndarray:
+    """Cells at least ``least`` moves away by ``dist`` (a BFS), else the farthest reachable."""
+    far = dist >= least
+    return far if far.any() else (dist > 0) & (dist == dist.max())
+
+
+def _joining_walls(walls: np.ndarray) -> np.ndarray:
+    """Walls with free cells on two opposite sides (the border counts as wall)."""
+    free = np.pad(~walls, 1, constant_values=False)
+    north, south = free[:-2, 1:-1], free[2:, 1:-1]
+    west, east = free[1:-1, :-2], free[1:-1, 2:]
+    return walls & ((north & south) | (west & east))
+
+
 def make_builder(rng: np.random.Generator) -> MazeLevel:
     """A fresh level (no walls, random ends); ``rng`` serves ``random_walls`` and the random
     ends."""
@@ -278,7 +405,8 @@ def make_builder(rng: np.random.Generator) -> MazeLevel:
 
 _BOUNDS = f"""\
 Bounds: {SIZE} rows x {SIZE} columns, row 0 = top, col 0 = left, inside a fixed wall border;
-random_walls draws at most {MAX_RANDOM_WALLS} walls per call.
+random_walls draws (and open_walls opens) at most {MAX_RANDOM_WALLS} walls per call; a start may be
+asked to lie 1..{MAX_DISTANCE} moves from the goal (random_start, start_near_goal).
 The agent sees the {VIEW}x{VIEW} square in front of it (itself in the middle of its back row)
 and moves by turning left, turning right or stepping forward; an episode ends at the goal or
 after {MAX_STEPS} steps.

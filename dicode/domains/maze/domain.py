@@ -28,7 +28,10 @@ from dicode.settings import (
 from dicode.student.curriculum import CurriculumConfig
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from dicode.levels.bundle import LevelBundle
+    from dicode.teachers.base import PerformanceProfile
 
 # The whole loop on 2 CPU cores: 4 slots (the target + 3 levels, so the 10 seed levels are
 # trained within 4 sessions and generated ones soon after) x 32 envs x 64 steps, a small
@@ -112,6 +115,16 @@ class MazeDomain(WorldFolder):
 
     def decode_pool(self, bundle: LevelBundle) -> Any:
         return level_checks.decode(bundle.pool)  # re-checked: stored data is data
+
+    def target_genome(
+        self, student: Any, target: PerformanceProfile, rng: np.random.Generator
+    ) -> Any | None:
+        from dicode.domains.maze.genome_edits import target_genome
+
+        # The run's target family (MazePPOConfig.target) makes the mazes; the start begins a
+        # few moves from the goal whatever the profile: the ladder, not a figure, moves it.
+        del target
+        return target_genome(student.target, rng)
 
     def student_classes(self) -> StudentClasses:
         from dicode.domains.maze.student.trainer import MazeSlotTrainer, MazeTargetProtocol

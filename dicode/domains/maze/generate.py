@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from dicode.domains.maze.builder import MazeLevel
-from dicode.domains.maze.grid import MOVES, SIZE, distances
+from dicode.domains.maze.grid import MOVES, distances, spanning_tree_walls
 from dicode.domains.maze.level_checks import MazePool
 
 #: Walls of a domain-randomised maze (the common setting of PLR/ACCEL).
@@ -46,54 +46,10 @@ def perfect_maze(seed: int, method: str = "backtracker") -> np.ndarray:
     even (row, col) cells, from a spanning tree drawn with ``seed``.
 
     ``method``: ``"backtracker"`` (randomised depth-first search: long winding corridors) or
-    ``"kruskal"`` (random edge order with union-find: many short dead ends). Returns the walls.
+    ``"kruskal"`` (random edge order with union-find: many short dead ends). Returns the walls
+    (``grid.spanning_tree_walls``, which the level builder's ``perfect_maze`` shares).
     """
-    rng = np.random.default_rng(seed)
-    nodes = (SIZE + 1) // 2
-    walls = np.ones((SIZE, SIZE), bool)
-    walls[::2, ::2] = False
-
-    def carve(a: tuple[int, int], b: tuple[int, int]) -> None:
-        walls[(a[0] + b[0]) // 2, (a[1] + b[1]) // 2] = False  # the cell between two nodes
-
-    steps = ((0, 1), (1, 0), (0, -1), (-1, 0))
-    if method == "backtracker":
-        seen = {(0, 0)}
-        stack_: list[tuple[int, int]] = [(0, 0)]
-        while stack_:
-            r, c = stack_[-1]
-            options = [
-                (r + dr, c + dc)
-                for dr, dc in steps
-                if 0 <= r + dr < nodes and 0 <= c + dc < nodes and (r + dr, c + dc) not in seen
-            ]
-            if not options:
-                stack_.pop()
-                continue
-            nxt = options[int(rng.integers(len(options)))]
-            carve((2 * r, 2 * c), (2 * nxt[0], 2 * nxt[1]))
-            seen.add(nxt)
-            stack_.append(nxt)
-    elif method == "kruskal":
-        parent = list(range(nodes * nodes))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        edges = [((r, c), (r + dr, c + dc)) for r in range(nodes) for c in range(nodes)
-                 for dr, dc in ((0, 1), (1, 0)) if r + dr < nodes and c + dc < nodes]  # fmt: skip
-        for index in rng.permutation(len(edges)):
-            a, b = edges[int(index)]
-            ra, rb = root(a[0] * nodes + a[1]), root(b[0] * nodes + b[1])
-            if ra != rb:
-                parent[ra] = rb
-                carve((2 * a[0], 2 * a[1]), (2 * b[0], 2 * b[1]))
-    else:
-        raise ValueError(f"unknown spanning-tree method {method!r}")
-    return walls
+    return spanning_tree_walls(np.random.default_rng(seed), method)
 
 
 #: Fewest moves from start to goal in a maze of the long-path family.

@@ -3,13 +3,21 @@
 A child differs from its parent by one or two small edits:
 
 - ``harder``: more walls (explicit, or more random ones), a wall across the current shortest
-  path (the way gets longer), the goal or the start moved farther apart;
+  path (the way gets longer), the goal or the start moved farther apart (a start near the goal
+  moved farther from it), the goal out of the start's view, fewer walls opened in a perfect
+  maze;
 - ``easier``: fewer walls (explicit or random), a wall removed where it shortens the way, the
   goal or the start moved closer (in an empty room with a random end: the goal pinned near a
-  fixed start);
+  fixed start; a random start brought near the goal, or nearer), the goal in the start's view,
+  more walls opened in a perfect maze (loops, so shorter ways);
 - ``vary``: edits meant to leave difficulty alone: move one wall, mirror or flip the maze,
   turn the start, fix a random start, move the goal to a cell about as far away, a few random
-  walls more or less.
+  walls more or less, a start near the goal a move nearer or farther.
+
+A level whose maze is drawn per instance (``level.perfect_maze``) has no fixed layout to edit:
+only the edits of its start, goal and openings are offered for it (``MAZE_SAFE``).
+:func:`target_genome` writes the target game's own mazes with the start a few moves from the
+goal: the first rung of a reverse curriculum, from which the edits above step the ladder.
 
 The ``skill`` instruction has its own edit, :func:`teach`: a layout with the maze property to
 teach (a shortest path in a band, many dead ends or few), made from the parent's.
@@ -28,7 +36,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from dicode.domains.maze.genome import Genome, check_bounds, solvable
+from dicode.domains.maze.generate import DR_WALLS, LONG_PATH_MOVES
+from dicode.domains.maze.genome import Genome, NearGoal, check_bounds, solvable
 from dicode.domains.maze.grid import (
     DIRECTIONS,
     MOVES,
@@ -37,6 +46,7 @@ from dicode.domains.maze.grid import (
     dead_ends,
     distances,
     free_neighbour_counts,
+    in_view,
     inside,
     neighbours,
     path_length,
@@ -52,6 +62,14 @@ from dicode.teachers.level_source import GenomeError
 MUTATION_MAX_WALLS = 100
 #: How far one goal/start move may change the shortest path (moves).
 MAX_PATH_CHANGE = 8
+#: A start brought near the goal lies this many moves from it (low, high; both included): the
+#: first rungs of a reverse curriculum, and where a target-derived parent starts.
+NEAR_GOAL_START = (3, 8)
+#: The farthest the harder edit moves a start near the goal: past the longest way of most
+#: 13×13 mazes, where the level's own start stands again.
+MAX_NEAR_GOAL = 80
+#: Most walls the teacher opens in a perfect maze.
+MUTATION_MAX_OPENINGS = 12
 
 Operator = GenericOperator[Genome]
 Edit = tuple[Genome, str] | None
@@ -339,12 +357,111 @@ def mirror(g: Genome, rng: np.random.Generator) -> Edit:
     return child, "mirrored left-right" if left_right else "flipped top-bottom"
 
 
+# --- a start near the goal, the goal in view, openings ---------------------------------------
+
+
+def _near_step(distance: int) -> int:
+    """The largest step of a start near the goal: a quarter of its distance (at least 2), so
+    a rung is about as big a step at 4 moves as at 40."""
+    return max(2, distance // 4)
+
+
+def _with_near(g: Genome, distance: int) -> Edit:
+    near = g.near_goal
+    if near is None or distance == near.distance:
+        return None
+    child = replace(g, near_goal=replace(near, distance=distance))
+    return child, f"start near the goal {near.distance} → {distance} moves"
+
+
+def near_goal_closer(g: Genome, rng: np.random.Generator) -> Edit:
+    """A start near the goal moved nearer, by up to a quarter of its distance."""
+    if g.near_goal is None:
+        return None
+    k = g.near_goal.distance
+    return _with_near(g, max(1, k - int(rng.integers(1, _near_step(k) + 1))))
+
+
+def near_goal_farther(g: Genome, rng: np.random.Generator) -> Edit:
+    """A start near the goal moved farther, by up to a quarter of its distance."""
+    if g.near_goal is None:
+        return None
+    k = g.near_goal.distance
+    return _with_near(g, min(MAX_NEAR_GOAL, k + int(rng.integers(1, _near_step(k) + 1))))
+
+
+def jitter_near_goal(g: Genome, rng: np.random.Generator) -> Edit:
+    """A start near the goal a move or two nearer or farther."""
+    if g.near_goal is None:
+        return None
+    step = int(rng.integers(1, 3)) * (1 if rng.random() < 0.5 else -1)
+    return _with_near(g, min(MAX_NEAR_GOAL, max(1, g.near_goal.distance + step)))
+
+
+def start_near_goal(g: Genome, rng: np.random.Generator) -> Edit:
+    """A random start brought a few moves from the goal (``NEAR_GOAL_START``) in every
+    instance: the level's own walls and goal, the way to learn them from the end."""
+    if g.start is not None or g.near_goal is not None:
+        return None
+    k = int(rng.integers(NEAR_GOAL_START[0], NEAR_GOAL_START[1] + 1))
+    return replace(g, near_goal=NearGoal(k)), f"start brought {k} moves from the goal"
+
+
+def goal_in_view(g: Genome, rng: np.random.Generator) -> Edit:
+    """The goal in the agent's view at the start: a start near the goal drawn where it sees
+    the goal, or a fixed start turned to face it (when a facing sees it and the current one
+    does not)."""
+    if g.near_goal is not None:
+        if g.near_goal.goal_in_view:
+            return None
+        child = replace(g, near_goal=replace(g.near_goal, goal_in_view=True))
+        return child, "start near the goal drawn with the goal in view"
+    if g.start is None or g.goal is None:
+        return None
+    cell, goal = (g.start[0], g.start[1]), g.goal
+    seeing = [d for d in range(len(DIRECTIONS)) if in_view(cell, d, goal)]
+    if not seeing or DIRECTIONS.index(g.start[2]) in seeing:
+        return None
+    new = DIRECTIONS[seeing[int(rng.integers(len(seeing)))]]
+    return replace(
+        g, start=(cell[0], cell[1], new)
+    ), f"start turned {g.start[2]} → {new}: goal in view"
+
+
+def goal_out_of_view(g: Genome, rng: np.random.Generator) -> Edit:
+    """A start near the goal no longer drawn with the goal in view."""
+    del rng
+    if g.near_goal is None or not g.near_goal.goal_in_view:
+        return None
+    child = replace(g, near_goal=replace(g.near_goal, goal_in_view=False))
+    return child, "start near the goal no longer drawn with the goal in view"
+
+
+def more_openings(g: Genome, rng: np.random.Generator) -> Edit:
+    """1–3 more walls opened in a perfect maze (loops: more than one way, shorter ones)."""
+    if g.maze is None or g.openings >= MUTATION_MAX_OPENINGS:
+        return None
+    new = min(MUTATION_MAX_OPENINGS, g.openings + int(rng.integers(1, 4)))
+    return replace(g, openings=new), f"walls opened {g.openings} → {new}"
+
+
+def fewer_openings(g: Genome, rng: np.random.Generator) -> Edit:
+    """1–3 fewer walls opened (the maze closer to a perfect one: one way only)."""
+    if not g.openings:
+        return None
+    new = max(0, g.openings - int(rng.integers(1, 4)))
+    return replace(g, openings=new), f"walls opened {g.openings} → {new}"
+
+
 _HARDER: dict[str, Operator] = {
     "add_walls": add_walls,
     "block_path": block_path,
     "more_random_walls": more_random_walls,
     "goal_farther": goal_farther,
     "start_farther": start_farther,
+    "near_goal_farther": near_goal_farther,
+    "goal_out_of_view": goal_out_of_view,
+    "fewer_openings": fewer_openings,
 }
 _EASIER: dict[str, Operator] = {
     "remove_walls": remove_walls,
@@ -353,6 +470,10 @@ _EASIER: dict[str, Operator] = {
     "goal_closer": goal_closer,
     "start_closer": start_closer,
     "pin_near_goal": pin_near_goal,
+    "near_goal_closer": near_goal_closer,
+    "start_near_goal": start_near_goal,
+    "goal_in_view": goal_in_view,
+    "more_openings": more_openings,
 }
 _VARY: dict[str, Operator] = {
     "move_wall": move_wall,
@@ -361,17 +482,63 @@ _VARY: dict[str, Operator] = {
     "pin_start": pin_start,
     "shift_goal": shift_goal,
     "jitter_random_walls": jitter_random_walls,
+    "jitter_near_goal": jitter_near_goal,
 }
+#: The edits that never read the explicit walls: all a perfect maze drawn per instance allows
+#: (its lattice nodes, where a fixed end may lie, map to nodes when mirrored).
+MAZE_SAFE = frozenset({
+    "near_goal_farther", "goal_out_of_view", "fewer_openings", "near_goal_closer",
+    "start_near_goal", "goal_in_view", "more_openings", "mirror", "turn_start",
+    "jitter_near_goal",
+})  # fmt: skip
 
 
 def operators_for(g: Genome, instruction: MutationInstruction) -> dict[str, Operator]:
-    """The edits on offer for ``instruction``."""
-    del g  # every edit checks for itself whether it applies
+    """The edits on offer for ``instruction`` (for a perfect maze, the ``MAZE_SAFE`` ones)."""
     if instruction is MutationInstruction.HARDER:
-        return dict(_HARDER)
-    if instruction is MutationInstruction.EASIER:
-        return dict(_EASIER)
-    return dict(_VARY)
+        offered = _HARDER
+    elif instruction is MutationInstruction.EASIER:
+        offered = _EASIER
+    else:
+        offered = _VARY
+    if g.maze is not None:
+        return {name: edit for name, edit in offered.items() if name in MAZE_SAFE}
+    return dict(offered)  # every other edit checks for itself whether it applies
+
+
+# --- the target game, aimed at the student ----------------------------------------------------
+
+
+def target_genome(family: str, rng: np.random.Generator) -> Genome:
+    """The target game's own mazes with the start a few moves from the goal
+    (``NEAR_GOAL_START``): a target-derived parent. ``family`` is the run's target
+    (``MazePPOConfig.target``): ``"long_paths"`` — a new perfect maze in every instance, the
+    start and goal at least ``LONG_PATH_MOVES`` apart, as ``generate.long_path_instance``
+    draws them — or the domain-randomised mazes (``DR_WALLS`` random walls). Every instance is
+    a fresh maze of the family drawn by the level's own generator, never an evaluation maze.
+    Then the start moves near the goal: the student fails the target, and a near start is
+    where a reverse curriculum begins (Florensa et al. 2017); the edits step it back."""
+    k = int(rng.integers(NEAR_GOAL_START[0], NEAR_GOAL_START[1] + 1))
+    moved = f"with the start moved {k} moves from the goal."
+    if family == "long_paths":
+        return Genome(
+            description=(
+                "The target game's own mazes: a new perfect maze in every instance (a "
+                f"depth-first spanning tree), the start and the goal at least {LONG_PATH_MOVES} "
+                f"moves apart — {moved}"
+            ),
+            maze="backtracker",
+            start_min_distance=LONG_PATH_MOVES,
+            near_goal=NearGoal(k),
+        )
+    return Genome(
+        description=(
+            f"The target game's own mazes: {DR_WALLS} walls on random cells and a random start "
+            f"and goal in every instance — {moved}"
+        ),
+        random_walls=DR_WALLS,
+        near_goal=NearGoal(k),
+    )
 
 
 # --- skills --------------------------------------------------------------------------------
@@ -398,10 +565,14 @@ def teach(parent: Genome, target: SkillTarget, rng: np.random.Generator) -> Muta
     the way; ``few_dead_ends``: every dead end joined into a loop (or filled). Random walls could
     break a band with a top or the dead-end count, so there they are drawn once and fixed. The
     child is solvable and within the caps; a parent that already has the property is mirrored
-    (or its random start fixed). None for an unknown skill or when no layout can be made.
+    (or its random start fixed). None for an unknown skill, when no layout can be made, or
+    for a parent whose layout or start is drawn per instance (a perfect maze, openings, a start
+    near the goal): the skill edits shape one fixed layout.
     """
     skill = target.skill
     g = parent.normalized()
+    if g.maze is not None or g.openings or g.near_goal is not None:
+        return None  # layouts or starts drawn per instance: no property holds in every one
     if skill in PATH_BANDS:
         made = _teach_path(g, teaching_band(skill), rng)
     elif skill in _DEAD_END_EDITS:

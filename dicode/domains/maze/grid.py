@@ -71,6 +71,75 @@ def path_length(walls: np.ndarray, start: Cell, goal: Cell) -> int | None:
     return d if d >= 0 else None
 
 
+def in_view(cell: Cell, direction: int, target: Cell) -> bool:
+    """Does an agent on ``cell`` facing ``direction`` (an index of ``DIRECTIONS``) have
+    ``target`` in its view? The engine's view: the agent's own row and ``VIEW - 1`` rows ahead,
+    ``VIEW // 2`` columns to each side; walls do not hide what lies behind them."""
+    forward, right = MOVES[direction], MOVES[(direction + 1) % len(MOVES)]
+    dr, dc = target[0] - cell[0], target[1] - cell[1]
+    ahead = dr * forward[0] + dc * forward[1]
+    side = dr * right[0] + dc * right[1]
+    return 0 <= ahead < VIEW and abs(side) <= VIEW // 2
+
+
+#: How ``spanning_tree_walls`` may draw its tree.
+SPANNING_TREES = ("backtracker", "kruskal")
+
+
+def spanning_tree_walls(rng: np.random.Generator, method: str = "backtracker") -> np.ndarray:
+    """A perfect maze (exactly one path between any two free cells) over the 7×7 lattice of
+    even (row, col) cells, from a spanning tree drawn with ``rng``; returns the walls.
+
+    ``method``: ``"backtracker"`` (randomised depth-first search: long winding corridors) or
+    ``"kruskal"`` (random edge order with union-find: many short dead ends). The one
+    implementation behind the host's perfect mazes (``generate.perfect_maze``) and the level
+    builder's (``MazeLevel.perfect_maze``)."""
+    nodes = (SIZE + 1) // 2
+    walls = np.ones((SIZE, SIZE), bool)
+    walls[::2, ::2] = False
+
+    def carve(a: Cell, b: Cell) -> None:
+        walls[(a[0] + b[0]) // 2, (a[1] + b[1]) // 2] = False  # the cell between two nodes
+
+    if method == "backtracker":
+        seen = {(0, 0)}
+        stack: list[Cell] = [(0, 0)]
+        while stack:
+            r, c = stack[-1]
+            options = [
+                (r + dr, c + dc)
+                for dr, dc in MOVES
+                if 0 <= r + dr < nodes and 0 <= c + dc < nodes and (r + dr, c + dc) not in seen
+            ]
+            if not options:
+                stack.pop()
+                continue
+            nxt = options[int(rng.integers(len(options)))]
+            carve((2 * r, 2 * c), (2 * nxt[0], 2 * nxt[1]))
+            seen.add(nxt)
+            stack.append(nxt)
+    elif method == "kruskal":
+        parent = list(range(nodes * nodes))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        edges = [((r, c), (r + dr, c + dc)) for r in range(nodes) for c in range(nodes)
+                 for dr, dc in ((0, 1), (1, 0)) if r + dr < nodes and c + dc < nodes]  # fmt: skip
+        for index in rng.permutation(len(edges)):
+            a, b = edges[int(index)]
+            ra, rb = root(a[0] * nodes + a[1]), root(b[0] * nodes + b[1])
+            if ra != rb:
+                parent[ra] = rb
+                carve((2 * a[0], 2 * a[1]), (2 * b[0], 2 * b[1]))
+    else:
+        raise ValueError(f"unknown spanning-tree method {method!r}")
+    return walls
+
+
 def free_neighbour_counts(walls: np.ndarray) -> np.ndarray:
     """Per cell, how many of its four neighbours are free interior cells."""
     free = ~np.asarray(walls, bool)

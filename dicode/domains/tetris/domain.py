@@ -24,7 +24,10 @@ from dicode.settings import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from dicode.levels.bundle import LevelBundle
+    from dicode.teachers.base import PerformanceProfile
 
 # A student small enough for 2 CPU cores: 5 slots (1 target + 4 levels) x 16 environments.
 _QUICK_PPO = PPOConfig(
@@ -87,6 +90,14 @@ class TetrisDomain(WorldFolder):
         if missing:
             raise ValueError(f"the level's pool lacks {sorted(missing)}")
         return TetrisLevel(**{name: jnp.asarray(bundle.pool[name]) for name in names})
+
+    def target_genome(
+        self, student: Any, target: PerformanceProfile, rng: np.random.Generator
+    ) -> Any | None:
+        from dicode.domains.tetris.genome_edits import target_genome
+
+        del student  # one rule set: the standard game
+        return target_genome(target.start_states, rng)
 
     def student_classes(self) -> StudentClasses:
         from dicode.domains.tetris.student.trainer import TetrisSlotTrainer, TetrisTargetProtocol

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -581,6 +582,28 @@ def teach(parent: Genome, target: SkillTarget, rng: np.random.Generator) -> Muta
     child = child.normalized()
     check_bounds(child)
     return Mutation(child, MutationInstruction.SKILL, (Edit(f"teach_{target.skill}", note),))
+
+
+def target_genome(boards: tuple[Any, ...], rng: np.random.Generator) -> Genome | None:
+    """The standard game (uniform pieces, no goal) from one of the target student's own
+    mid-game boards (``PerformanceProfile.start_states``, text rows from the top down): a
+    target-derived parent. The evaluation keeps the boards of its worst games (those that
+    topped out first, the shortest first), so any of them is a board the student goes on to
+    lose from; one is drawn at random, at most ``SKILL_MAX_STACK_ROWS`` high (room to play).
+    None without such a board (no target evaluation yet)."""
+    usable = [list(b) for b in boards if 0 < len(b) <= SKILL_MAX_STACK_ROWS]
+    if not usable:
+        return None
+    rows = usable[int(rng.integers(len(usable)))]
+    cells = tuple(rows_to_cells(rows))
+    description = (
+        "The standard game from one of the target student's own mid-game boards "
+        f"({len(rows)} rows, {len(cells)} cells; its evaluation keeps those of its worst "
+        "games, lost ones first): uniform pieces, no goal, play as long as possible."
+    )
+    child = Genome(description=description, filled=cells).normalized()
+    check_bounds(child)
+    return child
 
 
 def _midgame_level(parent: Genome, pieces: int, rows: list[str]) -> tuple[Genome, str]:
