@@ -520,9 +520,6 @@ def measure_jaxued(
                                      max_logs, Path(tmp), method, cpus))  # fmt: skip
     except Exception as exc:  # a failed anchor is a value, not a crash of the caller
         result["error"] = f"{type(exc).__name__}: {exc}"
-    result["steps_per_core_s"] = (
-        round(result["steps_per_s"] / threads, 1) if result.get("steps_per_s") else None
-    )
     return result
 
 
