@@ -15,7 +15,16 @@ from dicode.domains.maze.builder import (
     make_builder,
     prompt_facts,
 )
-from dicode.domains.maze.grid import SIZE, distances, parse_picture, path_length, picture
+from dicode.domains.maze.generate import LONG_PATH_MOVES, long_path_instance, perfect_maze
+from dicode.domains.maze.grid import (
+    DIRECTIONS,
+    SIZE,
+    distances,
+    in_view,
+    parse_picture,
+    path_length,
+    picture,
+)
 from dicode.domains.maze.level_checks import check_pool, impossible_goal
 
 
@@ -99,6 +108,12 @@ def test_fixed_start_goal_and_path_length() -> None:
         (lambda lv: lv.start(0, 0, "up"), "level.start: direction must be one of east, south"),
         (lambda lv: lv.start(0, 0, 1), "level.start: direction must be one of"),
         (lambda lv: lv.goal(0, "1"), "level.goal: col must be an integer"),
+        (lambda lv: lv.perfect_maze("prim"), "level.perfect_maze: method must be one of"),
+        (lambda lv: lv.random_start(0), "level.random_start: min_distance must be in 1..168"),
+        (lambda lv: lv.random_start(min_distance=2.5), "level.random_start: min_distance must be"),
+        (lambda lv: lv.start_near_goal(169), "level.start_near_goal: distance must be in 1..168"),
+        (lambda lv: lv.start_near_goal(3, goal_in_view=1), "level.start_near_goal: goal_in_view"),
+        (lambda lv: lv.open_walls(-1), "level.open_walls: count must be in 0..120, got -1"),
     ],
 )  # fmt: skip
 def test_bad_calls_name_the_method_and_the_value(call: object, message: str) -> None:
@@ -159,9 +174,155 @@ def test_builder_is_deterministic_per_seed() -> None:
 def test_api_docs_and_facts_come_from_the_code() -> None:
     docs = builder_api_docs()
     for method in ("wall", "clear", "line", "corridor", "room", "walls_from", "random_walls",
-                   "start", "random_start", "goal", "random_goal", "path_length"):  # fmt: skip
+                   "start", "random_start", "goal", "random_goal", "path_length", "perfect_maze",
+                   "start_near_goal", "open_walls"):  # fmt: skip
         assert f"level.{method}(" in docs
     assert "to_arrays" not in docs
     assert "Allowed imports" in docs
     facts = prompt_facts()
     assert facts["grid_size"] == "13" and facts["view_size"] == "5" and facts["max_steps"] == "250"
+
+
+# --- the target family's calls: perfect mazes, far and near starts, openings -----------------
+
+
+def ends(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, tuple[int, int], tuple[int, int]]:
+    walls = arrays["walls"].astype(bool)
+    start = (int(arrays["start_pos"][0]), int(arrays["start_pos"][1]))
+    goal = (int(arrays["goal_pos"][0]), int(arrays["goal_pos"][1]))
+    return walls, start, goal
+
+
+def test_perfect_maze_is_the_hosts_spanning_tree_drawn_anew_per_instance() -> None:
+    mazes = []
+    for seed in range(6):
+        lvl = level(seed)
+        lvl.wall(1, 1)  # overwritten: the maze replaces every cell
+        lvl.perfect_maze()
+        walls = lvl.to_arrays()["walls"].astype(bool)
+        # One seed drawn from the level's generator, then generate.perfect_maze's tree.
+        sub_seed = int(np.random.default_rng(seed).integers(2**31))
+        np.testing.assert_array_equal(walls, perfect_maze(sub_seed, "backtracker"))
+        mazes.append(walls)
+    assert len({m.tobytes() for m in mazes}) == len(mazes)
+    kruskal = level(0)
+    kruskal.perfect_maze("kruskal")
+    sub_seed = int(np.random.default_rng(0).integers(2**31))
+    np.testing.assert_array_equal(kruskal.to_arrays()["walls"], perfect_maze(sub_seed, "kruskal"))
+
+
+def test_a_far_random_start_draws_the_long_path_family() -> None:
+    """``perfect_maze()`` + ``random_start(min_distance=60)`` makes exactly the instance
+    ``generate.long_path_instance`` makes from the same generator, wherever the maze has two
+    cells 60 moves apart; where it has none (a few in a hundred), the longest way it has."""
+    fallbacks = 0
+    for seed in range(120):
+        lvl = level(seed)
+        lvl.perfect_maze()
+        lvl.random_start(min_distance=LONG_PATH_MOVES)
+        arrays = lvl.to_arrays()
+        walls, start, goal = ends(arrays)
+        moves = int(distances(walls, start)[goal])
+        if moves >= LONG_PATH_MOVES:
+            host = long_path_instance(np.random.default_rng(seed))
+            for key in host:
+                np.testing.assert_array_equal(arrays[key], host[key], err_msg=f"{seed} {key}")
+        else:
+            fallbacks += 1
+            longest = max(int(distances(walls, (int(r), int(c))).max())
+                          for r, c in np.argwhere(~walls))  # fmt: skip
+            assert moves == longest
+    assert fallbacks <= 8
+
+
+def test_a_far_random_start_from_a_fixed_goal() -> None:
+    for seed in range(10):
+        lvl = level(seed)
+        lvl.perfect_maze()
+        lvl.goal(6, 6)
+        lvl.random_start(min_distance=20)
+        walls, start, goal = ends(lvl.to_arrays())
+        assert goal == (6, 6) and distances(walls, goal)[start] >= 20
+    room = level(0)  # an empty room's longest way from its middle is 12 moves
+    room.goal(6, 6)
+    room.random_start(min_distance=30)
+    walls, start, goal = ends(room.to_arrays())
+    assert distances(walls, goal)[start] == 12
+    fixed = level(0)
+    fixed.random_start(min_distance=30)
+    fixed.start(0, 0)  # a fixed start drops the least distance
+    assert ends(fixed.to_arrays())[1] == (0, 0)
+
+
+@pytest.mark.parametrize("distance", [1, 3, 8, 20])
+def test_start_near_goal_moves_the_start_to_that_distance(distance: int) -> None:
+    for seed in range(10):
+        lvl = level(seed)
+        lvl.perfect_maze()
+        lvl.random_start(min_distance=LONG_PATH_MOVES)
+        lvl.start_near_goal(distance)
+        walls, start, goal = ends(lvl.to_arrays())
+        assert distances(walls, goal)[start] == distance
+        assert check_pool({k: v[None] for k, v in lvl.to_arrays().items()})
+
+
+def test_start_near_goal_keeps_a_start_already_that_close() -> None:
+    lvl = level(0)
+    lvl.start(0, 0, "south")
+    lvl.goal(0, 3)
+    lvl.start_near_goal(5)
+    arrays = lvl.to_arrays()
+    assert ends(arrays)[1] == (0, 0) and int(arrays["start_dir"]) == DIRECTIONS.index("south")
+
+
+def test_start_near_goal_with_the_goal_in_view() -> None:
+    seen = 0
+    for seed in range(20):
+        lvl = level(seed)
+        lvl.perfect_maze()
+        lvl.start_near_goal(2, goal_in_view=True)
+        arrays = lvl.to_arrays()
+        walls, start, goal = ends(arrays)
+        assert distances(walls, goal)[start] <= 2
+        seen += in_view(start, int(arrays["start_dir"]), goal)
+    assert seen == 20  # two moves away some facing always sees the goal
+
+
+def test_in_view_is_the_engines_view() -> None:
+    from tests.maze.test_engine import view
+
+    rng = np.random.default_rng(0)
+    walls = np.zeros((SIZE, SIZE), bool)
+    for _ in range(60):
+        cell = (int(rng.integers(SIZE)), int(rng.integers(SIZE)))
+        goal = (int(rng.integers(SIZE)), int(rng.integers(SIZE)))
+        if cell == goal:
+            continue
+        direction = int(rng.integers(4))
+        goal_seen = bool(view(walls, cell, direction, goal)[..., 1].any())
+        assert in_view(cell, direction, goal) == goal_seen, (cell, direction, goal)
+
+
+def test_open_walls_joins_passages_of_a_perfect_maze() -> None:
+    for seed in range(5):
+        lvl = level(seed)
+        lvl.perfect_maze()
+        lvl.goal(0, 0)
+        lvl.start(12, 12)
+        before, start, goal = ends(lvl.to_arrays())
+        first = path_length(before, start, goal)
+        for _ in range(6):
+            lvl.open_walls(1)
+            after = ends(lvl.to_arrays())[0]
+            removed = np.argwhere(before & ~after)
+            assert len(removed) == 1 and not (after & ~before).any()
+            (r, c), free = removed[0], ~before
+            # The wall had free cells on two opposite sides: an opening joins two passages.
+            north_south = 0 < r < SIZE - 1 and free[r - 1, c] and free[r + 1, c]
+            east_west = 0 < c < SIZE - 1 and free[r, c - 1] and free[r, c + 1]
+            assert north_south or east_west
+            before = after
+        assert path_length(before, start, goal) <= first
+    room = level(0)
+    room.open_walls(5)  # no wall to open: nothing happens
+    assert not room.to_arrays()["walls"].any()

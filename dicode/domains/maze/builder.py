@@ -254,7 +254,8 @@ class MazeLevel:
         A start already that close or closer stays where it is.
 
         With ``goal_in_view=True`` the cell and facing are drawn among those from which the goal
-        lies in the agent's 5x5 view, where a cell at that distance has one (else as above).
+        lies in the agent's 5x5 view, where a cell at that distance has one (else as above); a
+        start that stays is turned to see the goal where a facing does.
         """
         k = check_int("start_near_goal", "distance", distance, 1, MAX_DISTANCE)
         if not isinstance(goal_in_view, bool):
@@ -340,18 +341,23 @@ class MazeLevel:
         self, walls: np.ndarray, start: Cell, direction: int, goal: Cell
     ) -> tuple[Cell, int]:
         """``start_near_goal``: the start on a random cell at the asked distance from the goal
-        (a ring of the goal's BFS: not empty while the current start is farther)."""
+        (a ring of the goal's BFS: not empty while the current start is farther), or kept where
+        it is when it is that close already (or cut off: the checks report that); with the goal
+        in view, a cell and facing that see it where the ring (or the kept start) has one."""
         assert self._near_goal is not None
         distance, view = self._near_goal
         from_goal = distances(walls, goal)
-        if from_goal[start] <= distance:  # already that close (or cut off: the checks report it)
-            return start, direction
-        ring = [(int(r), int(c)) for r, c in np.argwhere(from_goal == distance)]
+        kept = from_goal[start] <= distance
+        ring = (
+            [start] if kept else [(int(r), int(c)) for r, c in np.argwhere(from_goal == distance)]
+        )
         if view:
             seeing = [(cell, d) for cell in ring for d in range(len(DIRECTIONS))
                       if in_view(cell, d, goal)]  # fmt: skip
-            if seeing:
+            if seeing and not (kept and in_view(start, direction, goal)):
                 return seeing[int(self._rng.integers(len(seeing)))]
+        if kept:
+            return start, direction
         cell = ring[int(self._rng.integers(len(ring)))]
         return cell, int(self._rng.integers(len(DIRECTIONS)))
 
