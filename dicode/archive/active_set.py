@@ -113,8 +113,9 @@ def admit_measured(
     """DiCode's admission rule: offer every level measured in a session (at least one finished
     episode) with its score — ``scores[level]`` when given (the priority the caller ranks by,
     e.g. `dicode.archive.transfer.transfer_priority`), else its learnability p(1−p); returns the
-    admitted ids. Negative ids (the target game) and unmeasured levels have nothing to rank them
-    by and are not offered."""
+    admitted ids. Members are ranked by their stored scores, so a caller that gives scores
+    stores the same ones with the levels' evaluations first. Negative ids (the target game) and
+    unmeasured levels have nothing to rank them by and are not offered."""
     admitted = []
     for level, outcome in outcomes.items():
         if level < 0 or not outcome.episodes:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from archive_db import ArchiveRepository
 from archive_db.records import NewLevel, content_hash
-from dicode.archive.active_set import Admission, offer, plan_admission
+from dicode.archive.active_set import Admission, admit_measured, offer, plan_admission
 from dicode.archive.config import ArchiveConfig
 
 
@@ -49,4 +51,31 @@ def test_offer_through_the_database(archive_url: str) -> None:
     active = repo.active_set(run.id)
     assert sorted(active.level_ids) == sorted([ids[1], ids[2], ids[3]])
     assert repo.statistics.counts(run.id).active == 3
+    repo.close()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    episodes: int
+    success_rate: float | None
+
+
+def test_measured_levels_are_offered_with_the_scores_given(archive_url: str) -> None:
+    """The caller's priority ranks admission; without one, learnability does (all tie here).
+    The target game and a level without a finished episode are never offered."""
+    repo = ArchiveRepository.open(archive_url)
+    config = ArchiveConfig(active_capacity=1)
+    for name, scores, kept in [("given", True, "b"), ("learnability", False, "a")]:
+        run = repo.runs.create(name, domain="tetris", seed=0).id
+        ids = {t: repo.levels.insert(run, NewLevel("tetris", t, "t")).id for t in "abcd"}
+        outcomes = {ids[t]: Outcome(4, 0.5) for t in "abc"} | {
+            ids["d"]: Outcome(0, None),  # no finished episode: nothing to rank it by
+            -1: Outcome(4, 0.0),  # the target game
+        }
+        given = {ids["a"]: 0.1, ids["b"]: 0.3, ids["c"]: 0.2, ids["d"]: 1.0, -1: 1.0}
+        for t in "abc":  # members are ranked by their stored scores, written with the offer's
+            repo.levels.update(ids[t], score=given[ids[t]] if scores else 0.25)
+        admitted = admit_measured(repo, run, outcomes, config, given if scores else None)
+        assert admitted == ([ids["a"], ids["b"]] if scores else [ids["a"]])
+        assert repo.active_set(run).level_ids == (ids[kept],)
     repo.close()

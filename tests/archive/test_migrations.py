@@ -8,12 +8,13 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 
 from archive_db import ArchiveRepository, create_archive_engine, upgrade_to_head
 from archive_db.migrate import alembic_config
 from archive_db.models import Base
 from archive_db.records import LevelFilter, NewAttempt, NewLevel
+from dicode.archive.transfer import Credit
 
 
 def test_migrating_an_empty_database_gives_exactly_the_models(archive_url: str) -> None:
@@ -78,4 +79,30 @@ def test_a_filled_archive_goes_down_to_0001_and_back_to_head(archive_url: str) -
     assert "ix_generation_attempts_run_page" in _indexes(repo.engine, "generation_attempts")
     assert repo.list_levels(run) == before
     assert repo.levels.page(run, LevelFilter(teacher="b"), limit=5).items == (before[1],)
+    repo.close()
+
+
+def test_0004_adds_the_credited_target_change_and_keeps_every_evaluation(
+    archive_url: str,
+) -> None:
+    """Down to 0003 the column goes and the evaluations stay; back at head they come with no
+    credited change, so a run stored before 0004 has no transfer to rebuild."""
+    repo = ArchiveRepository.open(archive_url)
+    run = repo.runs.create("old", domain="tetris", seed=0).id
+    level = repo.levels.insert(run, NewLevel(domain="tetris", content_hash="a", teacher="t")).id
+    for iteration, change in [(1, 2.0), (2, -1.0)]:
+        repo.record_evaluation(
+            level, student_iteration=iteration, episodes=4, successes=1, target_change=change
+        )
+    assert repo.transfer_credits(run) == {level: Credit(1.0, 5.0, 2)}
+    command.downgrade(alembic_config(archive_url), "0003")
+    with repo.engine.connect() as conn:
+        columns = {str(c["name"]) for c in inspect(conn).get_columns("evaluations")}
+        assert conn.execute(text("SELECT count(*) FROM evaluations")).scalar_one() == 2
+    assert "target_change" not in columns and "mean_return" in columns
+
+    upgrade_to_head(archive_url)
+    history = repo.evaluations.history(level)
+    assert [(e.student_iteration, e.target_change) for e in history] == [(1, None), (2, None)]
+    assert repo.transfer_credits(run) == {}
     repo.close()

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import event
 
 from archive_db import ArchiveRepository, InvalidRecordError, NotFoundError
 from archive_db.records import AttemptFilter, NewAttempt, NewLevel, content_hash
+from dicode.archive.transfer import Credit
 
 
 @pytest.fixture
@@ -169,6 +171,53 @@ def test_a_status_says_mastered_only_after_min_sessions(repo: ArchiveRepository)
     assert repo.levels.get(lid).status == "D"  # no data (and it measures nothing)
     repo.record_evaluation(lid, student_iteration=3, **record)
     assert repo.levels.get(lid).status == "A"  # the second session with finished episodes
+
+
+def test_an_evaluation_sets_the_score_it_is_given(repo: ArchiveRepository) -> None:
+    """The student's priority (transfer) replaces learnability as the level's score, which the
+    active set ranks by; without one the score stays p(1−p)."""
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    lid = repo.levels.insert(run.id, level("x")).id
+    repo.active.force(lid, True)
+    repo.record_evaluation(lid, student_iteration=1, episodes=4, successes=2, score=0.7)
+    assert repo.levels.get(lid).score == 0.7
+    assert repo.active_set(run.id).scores == (0.7,)
+    repo.record_evaluation(lid, student_iteration=2, episodes=4, successes=2)
+    assert repo.active_set(run.id).scores == (0.25,)
+    for bad in ({"score": float("nan")}, {"target_change": float("inf")}):
+        with pytest.raises(InvalidRecordError, match="must be a finite number"):
+            repo.record_evaluation(lid, student_iteration=3, episodes=4, successes=2, **bad)
+    assert len(repo.evaluations.history(lid)) == 2  # a refused evaluation stores nothing
+
+
+def test_credited_target_changes_are_summed_per_level_in_one_query(
+    repo: ArchiveRepository,
+) -> None:
+    run = repo.runs.create("r", domain="tetris", seed=0)
+    other = repo.runs.create("other", domain="tetris", seed=0)
+    a, b, c = (repo.levels.insert(run.id, level(t)).id for t in "abc")
+    elsewhere = repo.levels.insert(other.id, level("d")).id
+    measured = {"episodes": 4, "successes": 1}
+    for lid, iteration, change in [
+        (a, 1, 4.0), (b, 1, 4.0), (a, 2, -2.5), (b, 2, None), (c, 3, None), (elsewhere, 1, 7.0)
+    ]:  # fmt: skip
+        repo.record_evaluation(lid, student_iteration=iteration, target_change=change, **measured)
+    assert [e.target_change for e in repo.evaluations.history(b)] == [4.0, None]
+
+    selects: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            selects.append(statement)
+
+    event.listen(repo.engine, "before_cursor_execute", count)
+    try:
+        credits = repo.transfer_credits(run.id)
+    finally:
+        event.remove(repo.engine, "before_cursor_execute", count)
+    assert credits == {a: Credit(1.5, 16.0 + 6.25, 2), b: Credit(4.0, 16.0, 1)}
+    assert len(selects) == 1
+    assert repo.transfer_credits(other.id) == {elsewhere: Credit(7.0, 49.0, 1)}
 
 
 def test_sampling_marks_scores_checkpoints_and_events(repo: ArchiveRepository) -> None:
