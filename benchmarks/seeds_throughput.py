@@ -8,7 +8,8 @@ The named-maze calibration's literature loops (``dicode.domains.maze.student.ued
 - **separate runs**: each seed its own lone program in its own process, ``--jobs`` processes
   at once, as ``benchmarks/experiment.py --seeds-per-program 1 --jobs 2`` runs an arm.
 
-Every process uses one intra-op thread (``experiment.THREADS``). A case first runs
+Every process gets ``experiment.THREADS`` (which, on jax 0.10, does not hold XLA's CPU pool to
+one thread: each case also reports env steps per CPU-second of its processes). A case first runs
 ``--warmup`` iterations (compiling, and for robust PLR filling the buffer to where replay
 starts: 2,000 of 4,000 levels after ≈ 63 new batches), then times ``--iterations`` more; the
 concurrent processes of a "separate" case start their timed windows at one moment. Aggregate
@@ -41,6 +42,9 @@ from benchmarks.experiment import THREADS
 from dicode.provenance import FIGURES, load_averages, provenance
 
 START_MARGIN_S = 5.0  # after the slowest concurrent child has compiled
+# Iterations before timing: DR's are all alike; robust PLR's buffer (4,000) reaches its minimum
+# fill (half) after ≈ 63 new batches, and only then replays.
+WARMUP = {"dr": 3, "robust_plr": 70}
 
 
 def measure(method: str, seeds: int, warmup: int, iterations: int, barrier: Path | None) -> dict:
@@ -74,6 +78,9 @@ def measure(method: str, seeds: int, warmup: int, iterations: int, barrier: Path
         "window_s": round(window, 2),
         "cpu_s": round(cpu, 2),
         "steps_per_s": seeds * iterations * ppo.config.batch_size / window,
+        # XLA's CPU pool is not held to one thread by XLA_FLAGS on jax 0.10: per core is per
+        # CPU-second of the process.
+        "steps_per_cpu_s": seeds * iterations * ppo.config.batch_size / max(cpu, 1e-9),
         "branches_new_replay_mutate_gradient": counts,
         "late_s": round(time.time() - start_at - window, 2) if barrier else 0.0,
     }
@@ -95,7 +102,7 @@ def _children(
     barrier = barrier_dir / f"{method}-{seeds}x{copies}"
     command = [
         sys.executable, __file__, "--child", method, "--seeds", str(seeds),
-        "--warmup", str(args.warmup), "--iterations", str(args.iterations),
+        "--warmup", str(args.warmup or WARMUP[method]), "--iterations", str(args.iterations),
         "--barrier", str(barrier),
     ]  # fmt: skip
     env = os.environ | THREADS
@@ -131,6 +138,7 @@ def run_case(
         case: dict[str, Any] = {"runs": runs}
         if "error" not in runs[0]:
             case["steps_per_s"] = runs[0]["steps_per_s"]
+            case["steps_per_cpu_s"] = runs[0]["steps_per_cpu_s"]
     else:
         jobs = min(args.jobs, seeds)
         runs = _children(method, 1, jobs, args, barrier_dir)
@@ -139,6 +147,7 @@ def run_case(
             busy = seeds / (jobs * math.ceil(seeds / jobs))  # the pool's last wave
             case["busy_share"] = round(busy, 3)
             case["steps_per_s"] = sum(run["steps_per_s"] for run in runs) * busy
+            case["steps_per_cpu_s"] = sum(run["steps_per_cpu_s"] for run in runs) / jobs
     return {"method": method, "seeds": seeds, "mode": mode, **case, "load": load_averages(load)}
 
 
@@ -155,17 +164,20 @@ def _anchor(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def ratios(cases: list[dict[str, Any]], anchor: dict[str, Any]) -> dict[str, float]:
-    """One program over separate runs per (method, n); our lone program over JaxUED's loop,
-    per core (both one thread)."""
+    """One program over separate runs per (method, n), in aggregate steps per wall-second; our
+    lone program over JaxUED's loop per CPU-second (each process's own CPU time: XLA_FLAGS do
+    not hold jax 0.10's CPU pool to one thread, so per core is per CPU-second)."""
     rate = {(c["method"], c["seeds"], c["mode"]): c.get("steps_per_s") for c in cases}
+    per_cpu = {(c["method"], c["seeds"], c["mode"]): c.get("steps_per_cpu_s") for c in cases}
     out: dict[str, float] = {}
     for (method, n, mode), value in rate.items():
         separate = rate.get((method, n, "separate"))
         if mode == "program" and value and separate:
             out[f"{method}_{n}_seeds_program_over_separate"] = round(value / separate, 3)
-        jaxued = anchor.get(method, {}).get("steps_per_s") if isinstance(anchor, dict) else None
-        if mode == "program" and n == 1 and value and jaxued:
-            out[f"{method}_lone_over_jaxued_per_core"] = round(value / jaxued, 2)
+        jaxued = anchor.get(method, {}).get("steps_per_cpu_s")
+        ours = per_cpu.get((method, n, mode))
+        if mode == "program" and n == 1 and ours and jaxued:
+            out[f"{method}_lone_over_jaxued_per_cpu_s"] = round(ours / jaxued, 2)
     return out
 
 
@@ -174,7 +186,9 @@ def main() -> None:
     parser.add_argument("--methods", default="dr,robust_plr")
     parser.add_argument("--seeds", default="1,5,10", help="seed counts")
     parser.add_argument("--jobs", type=int, default=2, help="processes of the separate runs")
-    parser.add_argument("--warmup", type=int, default=70)
+    parser.add_argument(
+        "--warmup", type=int, help=f"iterations before timing (default per method: {WARMUP})"
+    )
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--jaxued-python", type=Path)
     parser.add_argument("--jaxued-example", type=Path)
@@ -196,7 +210,11 @@ def main() -> None:
                 case = run_case(method, n, mode, args, barrier_dir)
                 cases.append(case)
                 rate = case.get("steps_per_s")
-                shown = f"{rate:9.0f} steps/s" if rate else f"failed: {case['runs']}"
+                shown = (
+                    f"{rate:9.0f} steps/s, {case['steps_per_cpu_s']:7.0f} per CPU-s"
+                    if rate
+                    else f"failed: {case['runs']}"
+                )
                 print(f"{method:11s} {n:3d} seeds {mode:9s} {shown}", flush=True)
     anchor = _anchor(args)
     print(f"JaxUED anchor: {json.dumps(anchor)[:400]}", flush=True)
