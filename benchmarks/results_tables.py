@@ -50,7 +50,8 @@ from services.run_figures import (
 RESULTS = ROOT / "docs" / "results.md"
 ORDER = (
     "tetris_target", "tetris_curriculum", "craftax_1m", "maze_curriculum", "maze_jaxued",
-    "maze_long_paths", "maze_jaxued_2m", "maze_long_paths_2m",
+    "maze_jaxued_device", "maze_jaxued_60m", "maze_jaxued_250m", "maze_long_paths",
+    "maze_jaxued_2m", "maze_long_paths_2m",
 )  # fmt: skip
 JUDGE_BENCHMARKS = ("judge_eval", "judge_collapse", "judge_vllm", "judge_llama")
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
@@ -327,17 +328,19 @@ def _trained_levels_table(runs: list[dict[str, Any]]) -> list[str]:
     rows = [
         "What the loops took gradient steps on, per evaluation interval (first, middle, last; "
         "mean over seeds): the mean shortest path of the levels played (moves), their walls, "
-        "and the buffer's mean score at the interval's end (robust PLR and ACCEL).",
+        "the buffer's mean score at the interval's end (robust PLR and ACCEL) and the reverse "
+        "curriculum's rung (the start's distance from the goal at the interval's end).",
         "",
         "| variant | path (first / middle / last) | walls (first / middle / last) "
-        "| buffer score (last) | seeds |",
-        "|---|---|---|---|---|",
+        "| buffer score (last) | start distance (first / middle / last) | seeds |",
+        "|---|---|---|---|---|---|",
     ]
     for name, traces in traced.items():
         path = " / ".join(at(traces, w, "trained_path") for w in (0, 0.5, 1))
         walls = " / ".join(at(traces, w, "trained_walls") for w in (0, 0.5, 1))
         score = at(traces, 1, "buffer_score")
-        rows.append(f"| {name} | {path} | {walls} | {score} | {len(traces)} |")
+        rung = " / ".join(at(traces, w, "start_distance") for w in (0, 0.5, 1))
+        rows.append(f"| {name} | {path} | {walls} | {score} | {rung} | {len(traces)} |")
     return [*rows, ""]
 
 
