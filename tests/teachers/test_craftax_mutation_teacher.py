@@ -8,15 +8,18 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from dicode import domains
 from dicode.domains.craftax.genome import read_genome, write_level
 from dicode.domains.craftax.seed_levels import SEED_LEVEL_NAMES, seed_level_source
+from dicode.domains.craftax.skills import TARGET_CHOICES, frontier_skills
 from dicode.levels.pipeline import Validator
 from dicode.teachers.base import (
     MutationInstruction,
+    ParentKind,
     ParentLevel,
     PerformanceProfile,
     TeacherRequest,
@@ -139,3 +142,29 @@ def test_teach_cli_accepts_the_craftax_domain(tmp_path: Path) -> None:
     assert record["teacher"] == "mutation" and "level.set_goal(" in record["code"]
     bad = CliRunner().invoke(app, [*args[:2], "chess", *args[3:]])
     assert bad.exit_code == 2 and "unknown world 'chess'" in bad.output
+
+
+def test_the_target_parent_aims_the_full_game_at_a_missed_achievement(
+    validator: Validator,
+) -> None:
+    world = domains.get("craftax")
+    rates = {"collect_wood": 0.95, "collect_sapling": 0.9, "place_table": 0.05, "wake_up": 0.6}
+    profile = PerformanceProfile(skills=rates)
+    goals = set()
+    for seed in range(6):
+        parent = world.target_parent(None, profile, np.random.default_rng(seed))
+        assert parent is not None and parent.kind is ParentKind.TARGET
+        genome = read_genome(parent.code).genome
+        assert len(genome.goal) == 1 and rates.get(genome.goal[0], 0.0) < 0.2
+        assert genome.floor == 0 and genome.near_player == () and genome.rules == ()
+        goals.add(genome.goal[0])
+    # The first of the frontier: rarely unlocked while what each builds on is mastered.
+    assert len(goals) > 1 and goals <= set(frontier_skills({"skills": rates})[:TARGET_CHOICES])
+    verdict = validator.validate(parent.code, seed=0)
+    assert verdict.accepted, verdict.error
+    teacher = MutationTeacher(validator.validate, world.genome(), seed=3)
+    request = TeacherRequest(parent, profile, MutationInstruction.EASIER, seed=1)
+    result = asyncio.run(teacher.propose(request))
+    assert result.accepted, (result.title, result.error)
+    assert result.parent_kind is ParentKind.TARGET and result.parent_id is None
+    assert world.target_parent(None, PerformanceProfile(), np.random.default_rng(0)) is None

@@ -9,13 +9,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from dicode import domains
 from dicode.llm.client import LLMClient, LLMConfig
 from dicode.teachers.base import (
+    TARGET_PARENT_LABEL,
     ExampleLevel,
     MutationInstruction,
+    ParentKind,
     ParentLevel,
     PerformanceProfile,
     TeacherRequest,
@@ -474,3 +477,30 @@ def test_the_prompt_shows_the_targets_skill_profile_and_the_skill_to_teach(
     assert "games reaching 250 pieces 60 %" in prompt  # the world's reading of the profile
     assert "13.5 rows high with 7.0 holes" in prompt
     assert "to learn next: survive_250" in prompt
+
+
+# ---- a target-derived parent -----------------------------------------------------------------
+def test_a_target_derived_parent_reaches_the_prompt_and_the_record(
+    server: FakeOpenAIServer, validate: Validate, system_prompt: str, seeds: list[ExampleLevel]
+) -> None:
+    boards = (("...#......", "#.##.###.#"),)
+    profile = PerformanceProfile(goal_metrics={"mean_lines": 8.0}, start_states=boards)
+    aimed = domains.get("tetris").target_parent(None, profile, np.random.default_rng(0))
+    assert aimed is not None
+    assert validate(aimed.code).accepted  # the world's own writing passes the sandbox
+    request = TeacherRequest(aimed, profile, MutationInstruction.EASIER, tuple(seeds), seed=7)
+    server.enqueue(
+        FakeReply.json(DESCRIPTION), FakeReply.text(f"<code>\n{good_code(seeds)}</code>")
+    )
+    result = propose(make_teacher(server, validate, system_prompt), request)
+
+    assert result.accepted and result.parent_id is None
+    assert result.parent_kind is ParentKind.TARGET and result.to_record()["parent_kind"] == "target"
+    assert result.reasoning is not None and result.reasoning.startswith(TARGET_PARENT_LABEL)
+    assert result.reasoning.endswith(DESCRIPTION["reasoning"])  # the model's own, kept
+    description, code = server.chat_requests()
+    prompt = description["messages"][1]["content"]
+    assert f'"{TARGET_PARENT_LABEL}" is no archive level but the target' in prompt
+    assert f"{TARGET_PARENT_LABEL}: The standard game from one of the target student's" in prompt
+    assert "**easier**" in prompt
+    assert aimed.code.rstrip() in code["messages"][1]["content"]  # the parent's code to edit

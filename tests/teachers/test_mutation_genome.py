@@ -27,12 +27,15 @@ from dicode.domains.tetris.genome_edits import (
     MAX_CELL_ROW,
     MUTATION_MAX_HOLES,
     MUTATION_MAX_STACK_ROWS,
+    SKILL_MAX_STACK_ROWS,
     goal_reachable,
     min_pieces_for_lines,
     mutate,
     operators_for,
+    target_genome,
     tighten_goal,
 )
+from dicode.domains.tetris.skills import rows_to_cells
 from dicode.teachers.base import MutationInstruction
 
 # (module code, set-up code) pairs a parent may carry verbatim.
@@ -353,3 +356,18 @@ def test_the_reader_budget_covers_the_whole_level_not_each_statement() -> None:
 def test_absurdly_nested_code_falls_back_instead_of_crashing() -> None:
     reading = read_genome(_level("level.goal(lines=" + "+".join(["1"] * 50_000) + ")\n"))
     assert not reading.exact and reading.genome == default_genome()
+
+
+def test_the_target_genome_is_the_standard_game_from_one_of_the_students_boards() -> None:
+    low = ("...#......", "#.##.###.#")
+    tall = tuple("#........." for _ in range(SKILL_MAX_STACK_ROWS + 1))  # no room left to play
+    chosen = set()
+    for seed in range(10):
+        g = target_genome((low, tall, ("#.#.......",)), np.random.default_rng(seed))
+        assert g is not None
+        assert (g.goal_lines, g.goal_pieces, g.piece_weights, g.sequence) == (None, None, None, "")
+        assert g.stack == () and read_genome(write_level(g)).genome == g
+        chosen.add(frozenset(g.filled))
+    assert chosen == {frozenset(rows_to_cells(list(low))), frozenset({(0, 0), (0, 2)})}
+    assert target_genome((tall,), np.random.default_rng(0)) is None
+    assert target_genome((), np.random.default_rng(0)) is None

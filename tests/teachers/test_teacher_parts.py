@@ -10,15 +10,19 @@ import pytest
 
 from dicode import domains
 from dicode.llm.client import LLMClient, LLMConfig
+from dicode.settings import GeneratorSettings
 from dicode.teachers import make_teacher, teacher_names
 from dicode.teachers.base import (
+    TARGET_PARENT_LABEL,
     ExampleLevel,
     MutationInstruction,
+    ParentKind,
     ParentLevel,
     PerformanceProfile,
     TeacherRequest,
     TeacherResult,
     instruction_for_status,
+    ladder_instruction,
 )
 from dicode.teachers.examples import ExampleRetriever, lexical_similar
 from dicode.teachers.prompts import PromptError, PromptTemplate, load_prompts
@@ -53,6 +57,70 @@ def test_request_instruction_comes_from_the_latest_success_rate() -> None:
     assert request((0.1, 0.9)).instruction is MutationInstruction.HARDER
     assert request((0.9, 0.1)).instruction is MutationInstruction.EASIER
     assert request(()).instruction is MutationInstruction.EASIER  # never played: D
+
+
+@pytest.mark.parametrize(
+    ("success", "band", "instruction"),
+    [
+        (0.65, 0.15, "harder"), (0.9, 0.15, "harder"), (0.64, 0.15, "vary"), (0.5, 0.15, "vary"),
+        (0.36, 0.15, "vary"), (0.35, 0.15, "easier"), (0.0, 0.15, "easier"),
+        (0.55, 0.05, "harder"), (0.45, 0.05, "easier"), (0.9, 0.5, "vary"), (1.0, 0.5, "harder"),
+        (None, 0.15, "vary"),
+    ],
+)  # fmt: skip
+def test_the_ladder_steps_by_success_against_one_half(
+    success: float | None, band: float, instruction: str
+) -> None:
+    assert ladder_instruction(success, band) is MutationInstruction(instruction)
+
+
+@pytest.mark.parametrize("band", [0.0, -0.1, 0.51])
+def test_the_ladders_band_is_checked(band: float) -> None:
+    with pytest.raises(ValueError, match="band must lie in"):
+        ladder_instruction(0.5, band)
+
+
+def test_a_request_on_the_ladder_reads_the_latest_success() -> None:
+    def request(history: tuple[float, ...]) -> MutationInstruction:
+        parent = ParentLevel("d", "c", PerformanceProfile(history))
+        return TeacherRequest.for_parent(parent, PerformanceProfile(), ladder_band=0.15).instruction
+
+    assert request((0.1, 0.7)) is MutationInstruction.HARDER  # status B would say vary
+    assert request((0.9, 0.3)) is MutationInstruction.EASIER  # status C would say vary
+    assert request(()) is MutationInstruction.VARY  # never played: nothing says which way
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [({"target_aim": 1.5}, "target_aim is a share"), ({"target_aim": -0.1}, "target_aim"),
+     ({"ladder_band": 0.0}, "ladder_band must lie"), ({"ladder_band": 0.6}, "ladder_band")],
+)  # fmt: skip
+def test_generator_settings_check_the_aim_and_the_band(
+    values: dict[str, float], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        GeneratorSettings(**values)  # type: ignore[arg-type]
+    assert GeneratorSettings().target_aim == 0.0  # DiCode as published by default
+
+
+def test_a_target_derived_parent_is_said_in_the_record() -> None:
+    parent = ParentLevel("d", "c", kind=ParentKind.TARGET)
+    request = TeacherRequest(parent, PerformanceProfile(), MutationInstruction.EASIER)
+    result = TeacherResult.for_request("mutation", request)
+    result.reasoning = "start nearer"
+    result.note_parent()
+    assert result.parent_id is None and result.to_record()["parent_kind"] == "target"
+    assert result.reasoning.startswith(TARGET_PARENT_LABEL) and result.reasoning.endswith("nearer")
+    archive = TeacherResult.for_request("mutation", TeacherRequest.for_parent(
+        ParentLevel("d", "c", level_id="7"), PerformanceProfile()))  # fmt: skip
+    archive.note_parent()
+    assert archive.reasoning is None and archive.to_record()["parent_kind"] == "archive"
+
+
+def test_every_worlds_description_prompt_says_what_a_target_derived_parent_is() -> None:
+    for name in ("tetris", "craftax", "maze"):  # the library's worlds and their prompts
+        text = load_prompts(domains.get(name)).description.text
+        assert f'"{TARGET_PARENT_LABEL}" is no archive level' in text, name
 
 
 def test_profile_summary_and_empty_record_are_readable() -> None:
