@@ -39,9 +39,8 @@ class GeneratorSettings:
     skill_share: float = 0.5
     skill_choices: int = 3
     # Closed loop: share of attempts whose parent is the target game itself, aimed at what the
-    # target student fails there (``Domain.target_parent``: maze, its own mazes with the start
-    # near the goal; Tetris, its own boards; Craftax, a missed achievement), asked for an
-    # easier child. 0 = DiCode as published. With it above 0 the archive's parents step a
+    # target student fails there (``Domain.target_parent``, written by the world), asked for
+    # an easier child. 0 = DiCode as published. With it above 0 the archive's parents step a
     # ladder: their instruction follows their latest success p (harder at p >= 0.5 +
     # ``ladder_band``, easier at p <= 0.5 - ``ladder_band``, else vary) instead of the status
     # letters, so the children it trains sit near p = 0.5.
