@@ -101,8 +101,14 @@ def test_a_dr_run_aims_at_its_own_mazes(tmp_path: Path, maze_validator: Validato
 EVALUATION = {
     "iteration": 4,
     "mean_lines": 6.0,
-    "skills": {"survive_250": 0.2, "survive_500": 0.0, "survive_1000": 0.0,
-               "clear_double": 0.1, "clear_triple": 0.0, "clear_tetris": 0.0},  # fmt: skip
+    "skills": {
+        "survive_250": 0.2,
+        "survive_500": 0.0,
+        "survive_1000": 0.0,
+        "clear_double": 0.1,
+        "clear_triple": 0.0,
+        "clear_tetris": 0.0,
+    },
     "start_states": [["...#......", "#.##.###.#"], ["..##..#...", "####.####."]],
 }
 
