@@ -153,6 +153,8 @@ def run_method(
                 # The generator reads the newest target evaluation of its run (closed loop).
                 payload = {"iteration": point.iteration, **point.target}
                 repo.events.add(TARGET_EVENT, payload, run_id=run.id)
+                if point.iteration:  # the record's trace: did each mechanism run?
+                    point.curriculum = teaching_figures(schedule, generator)
 
             loop = StudentLoop(trainer, schedule)
             curve = train(
@@ -175,3 +177,22 @@ def run_method(
         teacher=(generation_s, attempts, accepted),
     )  # fmt: skip
     return write_run(run_dir, curve, headline, settings, result)
+
+
+def teaching_figures(schedule: ArchiveSchedule, generator: Generator) -> dict[str, float]:
+    """What the curriculum's mechanisms did so far, for a curve point's ``curriculum`` (the
+    record's ``trace``): the target's current share of the slots, the transfer scores' summary
+    (``transfer_*``; ``ArchiveSchedule.transfer_summary``), and the teacher's attempts by parent
+    kind (``parents_archive`` / ``parents_target``: aimed at the target or not) and by
+    instruction (``instruction_*``), all counted from the run's start."""
+    figures: dict[str, float] = {"target_share": schedule.mix.target_fraction}
+    summary = schedule.transfer_summary()
+    figures |= {
+        (k if k.startswith("transfer") else f"transfer_{k}"): float(v)
+        for k, v in summary.items()
+        if v is not None
+    }
+    stats = generator.stats.as_dict()
+    figures |= {f"parents_{kind}": n for kind, n in stats["parents"].items()}
+    figures |= {f"instruction_{name}": n for name, n in stats["instructions"].items()}
+    return figures

@@ -62,6 +62,13 @@ def test_each_method_trains_the_budget_and_leaves_a_curve(
     assert "clear_tetris" in shown[-1]["skills"]  # survival marks above the cap are left out
     if METHODS[method].generation == "open":
         assert all(level.skill is None for level in repo.list_levels(run.id))
+    # The trace says what the mechanisms did: the target's share, the teacher's parents and
+    # instructions (4 attempts from archive parents), the transfer credits.
+    (trace,) = result.trace
+    assert trace["target_share"] == TINY_METHODS.student.curriculum.target_fraction
+    assert trace["parents_archive"] == 4 and trace["parents_target"] == 0
+    assert sum(v for k, v in trace.items() if k.startswith("instruction_")) == 4
+    assert "transfer_levels_credited" in trace
     repo.close()
 
 
