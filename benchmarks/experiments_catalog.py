@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from benchmarks.run_figures import Ablation
 from dicode.archive.config import ArchiveConfig
@@ -76,6 +77,55 @@ def _student(
     curriculum = CurriculumConfig(target_fraction=target_fraction)
     iterations = max(1, math.ceil(steps / ppo.batch_size / SESSIONS))
     return StudentSettings(ppo, curriculum=curriculum, iterations_per_session=iterations)
+
+
+def _aimed(base: MethodConfig, share: float, floor: float) -> dict[str, Variant]:
+    """DiCode with issue 39's three mechanisms and each one's ablation (``base``: the DiCode
+    arm they build on): (1) half the attempts from target-derived parents with the archive's
+    parents on the ladder around p = 0.5 (``GeneratorSettings.target_aim``), (2) admission and
+    replay by transfer to the target (``ArchiveConfig.level_score``), (3) a target share that
+    starts at ``share`` and follows the target's curve between ``floor`` and 1
+    (``CurriculumConfig.share_rule``). Item 3's ablation keeps the base arm's share (fixed, or
+    its schedule)."""
+    aim = replace(base.generator, target_aim=0.5)
+    transfer = replace(base.archive, level_score="transfer")
+    mix = replace(
+        base.student.curriculum, target_fraction=floor, target_fraction_start=share,
+        share_rule="follow",
+    )  # fmt: skip
+
+    def arm(generator: GeneratorSettings, archive: ArchiveConfig, curriculum: Any) -> MethodConfig:
+        student = replace(base.student, curriculum=curriculum)
+        return replace(base, generator=generator, archive=archive, student=student)
+
+    return {
+        "dicode_aimed": Variant(
+            "dicode", arm(aim, transfer, mix),
+            "DiCode aimed at the target: target-derived parents and the ladder, transfer "
+            "scores, a target share that follows the student",
+        ),
+        "dicode_aimed_no_aim": Variant(
+            "dicode", arm(replace(aim, target_aim=0.0), transfer, mix),
+            "as dicode_aimed, without target-derived parents or the ladder",
+        ),
+        "dicode_aimed_no_transfer": Variant(
+            "dicode", arm(aim, base.archive, mix),
+            "as dicode_aimed, admission and replay by learnability p(1−p) alone",
+        ),
+        "dicode_aimed_base_share": Variant(
+            "dicode", arm(aim, transfer, base.student.curriculum),
+            "as dicode_aimed, the base arm's target share",
+        ),
+    }  # fmt: skip
+
+
+def _aimed_ablations() -> tuple[Ablation, ...]:
+    return (
+        Ablation("target-derived parents and the ladder", "dicode_aimed", "dicode_aimed_no_aim"),
+        Ablation("transfer scores", "dicode_aimed", "dicode_aimed_no_transfer"),
+        Ablation("a target share that follows the student", "dicode_aimed",
+                 "dicode_aimed_base_share"),
+    )  # fmt: skip
 
 
 def _variants(base: MethodConfig, shares: dict[str, float]) -> dict[str, Variant]:
@@ -370,7 +420,8 @@ def _long_path_arms(steps: int) -> dict[str, Variant]:
         replace(arms["accel"].config, ued=None, reverse=ReverseConfig()),
         "reverse curriculum: the family's mazes, the start moved back as the student masters it",
     )
-    return {"target": target, **arms, "reverse": reverse}
+    aimed = _aimed(arms["dicode_skills"].config, share=0.5, floor=0.25)
+    return {"target": target, **arms, "reverse": reverse, **aimed}
 
 
 def _maze_ued_experiments(steps: int, suffix: str) -> dict[str, Experiment]:
@@ -407,6 +458,7 @@ def _maze_ued_experiments(steps: int, suffix: str) -> dict[str, Experiment]:
             seeds=(0, 1, 2, 3, 4),
             baseline="target",
             variants=_long_path_arms(steps),
+            ablations=_aimed_ablations(),
         ),
     }
 
@@ -473,8 +525,8 @@ EXPERIMENTS = {
         steps=TETRIS_STEPS,
         seeds=(0, 1, 2, 3, 4),
         baseline="target",
-        variants=_TETRIS_ARMS | _TETRIS_ABLATIONS,
-        ablations=_TETRIS_ABLATION_PAIRS,
+        variants=_TETRIS_ARMS | _TETRIS_ABLATIONS | _aimed(_SHARE60, share=0.6, floor=0.2),
+        ablations=_TETRIS_ABLATION_PAIRS + _aimed_ablations(),
     ),
     "craftax_1m": Experiment(
         name="craftax_1m",
@@ -489,7 +541,9 @@ EXPERIMENTS = {
         steps=CRAFTAX_STEPS,
         seeds=(0, 1, 2),
         baseline="target",
-        variants=_CRAFTAX_ARMS,
+        variants=_CRAFTAX_ARMS
+        | _aimed(_CRAFTAX_ARMS["dicode_skills_share_schedule"].config, share=0.5, floor=0.2),
+        ablations=_aimed_ablations(),
     ),
     "maze_curriculum": Experiment(
         name="maze_curriculum",

@@ -99,7 +99,8 @@ def test_every_catalog_arm_replays_as_configured(experiment: Experiment, name: s
     assert counts.target + counts.new + counts.replay == sessions * num_slots
     if mix.target_fraction_start is None:
         assert counts.target == sessions * (num_slots - free)
-    else:  # a scheduled share: the simulated target's flat curve lowers it to the floor
+    else:  # a moving share: the flat simulated curve lowers a "flatten" one to the floor
+        # and keeps a "follow" one at its start (below 1)
         assert sessions * (num_slots - free) < counts.target < sessions * num_slots
     share = counts.replay_share
     print(
