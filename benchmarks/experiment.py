@@ -180,13 +180,14 @@ def plan_tasks(
     experiment: Experiment, names: list[str], seeds: list[int], seeds_per_program: int
 ) -> list[tuple[str, list[int]]]:
     """The worker tasks: per variant, its seeds in programs of up to ``seeds_per_program``
-    where its method trains seeds together, else one seed per task."""
+    where its method trains seeds together, else one seed per task; by first seed, then
+    variant (an interrupted table then has every arm's first seeds)."""
     tasks = []
-    for name in names:
+    for order, name in enumerate(names):
         variant = experiment.variants[name]
         size = seeds_per_program if batches_seeds(variant.method, variant.config) else 1
-        tasks += [(name, seeds[i : i + size]) for i in range(0, len(seeds), size)]
-    return tasks
+        tasks += [(seeds[i], order, name, seeds[i : i + size]) for i in range(0, len(seeds), size)]
+    return [(name, chunk) for _, _, name, chunk in sorted(tasks)]
 
 
 def run_experiment(

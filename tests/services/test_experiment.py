@@ -95,10 +95,10 @@ def test_an_arms_seeds_train_as_one_program_where_its_method_allows(
     # Target-only Tetris runs on the device (seed_runs); DiCode's sessions stay on the host.
     tasks = plan_tasks(TINY_EXPERIMENT, ["target", "dicode"], [0, 1, 2], 2)
     assert tasks == [
-        ("target", [0, 1]), ("target", [2]), ("dicode", [0]), ("dicode", [1]), ("dicode", [2]),
+        ("target", [0, 1]), ("dicode", [0]), ("dicode", [1]), ("target", [2]), ("dicode", [2]),
     ]  # fmt: skip
-    assert plan_tasks(TINY_EXPERIMENT, ["target"], [0, 1, 2], 1) == [
-        ("target", [0]), ("target", [1]), ("target", [2]),
+    assert plan_tasks(TINY_EXPERIMENT, ["dicode", "target"], [0, 1], 1) == [
+        ("dicode", [0]), ("target", [0]), ("dicode", [1]), ("target", [1]),
     ]  # fmt: skip
     # A device program's run is not the host loop's run of the same config: another key.
     target = TINY_EXPERIMENT.variants["target"]
