@@ -151,7 +151,9 @@ def _train_with_progress(
         task = progress.add_task(label, total=steps, completed=loop.env_steps)
 
         def show_steps() -> None:
-            progress.update(task, completed=loop.env_steps)
+            # Training ends on the first whole iteration past the budget: the total follows.
+            done = loop.env_steps
+            progress.update(task, completed=done, total=max(steps, done))
 
         curve = train(
             loop, steps, eval_every_steps=eval_every, checkpoint=checkpoint,
