@@ -111,7 +111,7 @@ def section(document: dict[str, Any], picture: str | None = None) -> str:
         ]
     lines += ["", *_ablation_table(summary, headline), *_skill_table(runs), ""]
     lines += [*_equal_target_steps(document), *_equal_gradient_steps(document)]
-    lines += [*_trained_levels_table(runs), _origin(runs)]
+    lines += [*_trained_levels_table(runs), *_mechanisms_table(runs), _origin(runs)]
     return "\n".join(lines)
 
 
@@ -315,7 +315,7 @@ def _trained_levels_table(runs: list[dict[str, Any]]) -> list[str]:
     ``trace``: one segment per evaluation interval), mean over seeds; empty when no run has one."""
     traced: dict[str, list[list[dict[str, float]]]] = {}
     for run in runs:
-        if run.get("trace"):
+        if any("trained_path" in point for point in run.get("trace") or []):
             traced.setdefault(run["variant"], []).append(run["trace"])
     if not traced:
         return []
@@ -341,6 +341,54 @@ def _trained_levels_table(runs: list[dict[str, Any]]) -> list[str]:
         score = at(traces, 1, "buffer_score")
         rung = " / ".join(at(traces, w, "start_distance") for w in (0, 0.5, 1))
         rows.append(f"| {name} | {path} | {walls} | {score} | {rung} | {len(traces)} |")
+    return [*rows, ""]
+
+
+def _mechanisms_table(runs: list[dict[str, Any]]) -> list[str]:
+    """Whether issue 39's mechanisms ran, from the DiCode records' trace at the run's end (mean
+    over seeds): the target's share of the slots (first / last interval), the share of the
+    teacher's attempts from target-derived parents, its easier / harder instructions, and the
+    transfer scores (levels credited, mean, sample std, share above 0); empty when no run
+    traced them."""
+    traced: dict[str, list[list[dict[str, float]]]] = {}
+    for run in runs:
+        trace = run.get("trace") or []
+        if trace and "target_share" in trace[-1]:
+            traced.setdefault(run["variant"], []).append(trace)
+    if not traced:
+        return []
+
+    def mean(values: list[float | None]) -> str:
+        present = [v for v in values if v is not None]
+        return f"{statistics.mean(present):.3g}" if present else "—"
+
+    def aimed(point: dict[str, float]) -> float | None:
+        total = point.get("parents_target", 0) + point.get("parents_archive", 0)
+        return point.get("parents_target", 0) / total if total else None
+
+    rows = [
+        "Whether each mechanism ran (the records' trace, mean over seeds): the target's share "
+        "of the slots at the first and last evaluation interval, the share of the teacher's "
+        "attempts from target-derived parents and its easier / harder instructions by the "
+        "end, and the transfer scores by the end.",
+        "",
+        "| variant | target share (first / last) | target-derived parents | easier / harder "
+        "| levels credited | transfer mean ± std | transfer > 0 | seeds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, traces in traced.items():
+        ends = [t[-1] for t in traces]
+        share = f"{mean([t[0].get('target_share') for t in traces])} / "
+        share += mean([e.get("target_share") for e in ends])
+        ladder = f"{mean([e.get('instruction_easier') for e in ends])} / "
+        ladder += mean([e.get("instruction_harder") for e in ends])
+        transfer = f"{mean([e.get('transfer_mean') for e in ends])} ± "
+        transfer += mean([e.get("transfer_std") for e in ends])
+        rows.append(
+            f"| {name} | {share} | {mean([aimed(e) for e in ends])} | {ladder} "
+            f"| {mean([e.get('transfer_levels_credited') for e in ends])} | {transfer} "
+            f"| {mean([e.get('transfer_positive_share') for e in ends])} | {len(traces)} |"
+        )
     return [*rows, ""]
 
 

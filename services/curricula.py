@@ -184,7 +184,8 @@ def teaching_figures(schedule: ArchiveSchedule, generator: Generator) -> dict[st
     record's ``trace``): the target's current share of the slots, the transfer scores' summary
     (``transfer_*``; ``ArchiveSchedule.transfer_summary``), and the teacher's attempts by parent
     kind (``parents_archive`` / ``parents_target``: aimed at the target or not) and by
-    instruction (``instruction_*``), all counted from the run's start."""
+    instruction (``instruction_*``), all counted from the run's start; and the mean difficulty
+    of what was trained since the point before (``trained_*``, where the world measures it)."""
     figures: dict[str, float] = {"target_share": schedule.mix.target_fraction}
     summary = schedule.transfer_summary()
     figures |= {
@@ -195,4 +196,4 @@ def teaching_figures(schedule: ArchiveSchedule, generator: Generator) -> dict[st
     stats = generator.stats.as_dict()
     figures |= {f"parents_{kind}": n for kind, n in stats["parents"].items()}
     figures |= {f"instruction_{name}": n for name, n in stats["instructions"].items()}
-    return figures
+    return figures | schedule.trained_difficulty()

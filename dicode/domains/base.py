@@ -90,6 +90,12 @@ class Domain(TeachingWorld, Protocol):
         """A stored level bundle as the slot data the world's trainer places."""
         ...
 
+    def pool_difficulty(self, pool: Any) -> dict[str, float]:
+        """What a decoded pool asks of the student, as figures a run averages over what it
+        trained (the maze: ``walls`` and ``path``, moves from start to goal); empty where the
+        world measures none."""
+        ...
+
     def make_target_protocol(
         self, student: StudentSettings, evaluator: EvaluatorSettings
     ) -> TargetProtocol:

@@ -165,6 +165,9 @@ class WorldFolder:
     def make_trainer(self, student: StudentSettings, evaluator: EvaluatorSettings) -> SlotTrainer:
         return self.student_classes()[0](student.ppo, evaluator.games, evaluator.max_steps)
 
+    def pool_difficulty(self, pool: Any) -> dict[str, float]:
+        return {}
+
     def trains_target_on_device(self) -> bool:
         trainer = self.student_classes()[0]
         return all(callable(getattr(trainer, name, None)) for name in DEVICE_TARGET_METHODS)

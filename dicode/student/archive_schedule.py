@@ -75,6 +75,10 @@ class PoolDecoder(Protocol):
         """A stored level bundle as the slot data the world's trainer places."""
         ...
 
+    def pool_difficulty(self, pool: Any) -> dict[str, float]:
+        """What a decoded pool asks of the student (figures; empty where none)."""
+        ...
+
 
 Plan = tuple[np.ndarray, np.ndarray, CurriculumState]
 SlotRule = Callable[["ArchiveSchedule", CurriculumState, int, np.random.Generator], Plan]
@@ -156,6 +160,9 @@ class ArchiveSchedule:
         # session's target return is not stored: a restart's first session credits no change.
         self.transfer = ledger_from(store.transfer_credits(run_id))
         self._target_return: float | None = None
+        # Episode-weighted sums of the trained levels' difficulty since it was last read.
+        self._difficulty_sums: dict[str, float] = {}
+        self._difficulty_episodes = 0
 
     def levels(self) -> list[Any]:
         """The run's levels the student can train on (those with a bundle), oldest first."""
@@ -195,6 +202,24 @@ class ArchiveSchedule:
             self._pools[level_id] = self.domain.decode_pool(LevelBundle.from_bytes(data))
         return self._pools[level_id]
 
+    def trained_difficulty(self) -> dict[str, float]:
+        """``trained_<figure>``: the world's difficulty figures of the archive levels trained
+        since the last call, weighted by their episodes (the maze: ``trained_walls``,
+        ``trained_path``; the target game's slots are not counted); empty when the world
+        measures none or nothing was trained. Reading it starts the next interval."""
+        episodes, sums = self._difficulty_episodes, self._difficulty_sums
+        self._difficulty_episodes, self._difficulty_sums = 0, {}
+        return {f"trained_{k}": round(v / episodes, 2) for k, v in sums.items()} if episodes else {}
+
+    def _count_difficulty(self, level_id: int, episodes: int) -> None:
+        pool = self._pools.get(level_id)  # a trained level was placed, so decoded, here
+        figures = self.domain.pool_difficulty(pool) if pool is not None else {}
+        if not figures or episodes <= 0:
+            return
+        for name, value in figures.items():
+            self._difficulty_sums[name] = self._difficulty_sums.get(name, 0.0) + value * episodes
+        self._difficulty_episodes += episodes
+
     @property
     def mix(self) -> CurriculumConfig:
         """The curriculum config at the current target share (its schedule's, if any)."""
@@ -204,7 +229,9 @@ class ArchiveSchedule:
             share = self.config_mix.target_fraction if start is None else start
         if share == self.config_mix.target_fraction:
             return self.config_mix
-        return replace(self.config_mix, target_fraction=share)
+        # The start is the schedule's history, not the current mix: a share that followed the
+        # student above where it started must not be checked against it.
+        return replace(self.config_mix, target_fraction=share, target_fraction_start=None)
 
     @property
     def counts(self) -> SlotCounts:
@@ -233,6 +260,7 @@ class ArchiveSchedule:
         scores = {level: self.score(level, outcomes[level].success_rate) for level in trained}
         for level in trained:
             o = outcomes[level]
+            self._count_difficulty(level, o.episodes)
             self.store.record_evaluation(
                 level,
                 student_iteration=iteration,

@@ -116,6 +116,9 @@ class MazeDomain(WorldFolder):
     def decode_pool(self, bundle: LevelBundle) -> Any:
         return level_checks.decode(bundle.pool)  # re-checked: stored data is data
 
+    def pool_difficulty(self, pool: Any) -> dict[str, float]:
+        return level_checks.difficulty(pool)
+
     def target_genome(
         self, student: Any, target: PerformanceProfile, rng: np.random.Generator
     ) -> Any | None:

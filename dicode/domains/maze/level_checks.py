@@ -162,3 +162,13 @@ def decode(pool: dict[str, np.ndarray]) -> MazePool:
         start_dir=pool["start_dir"].astype(np.int32),
         goal_pos=pool["goal_pos"].astype(np.int32),
     )
+
+
+def difficulty(pool: MazePool) -> dict[str, float]:
+    """A checked pool's mean walls and mean moves from start to goal over its instances (the
+    names and meaning of the literature loops' trace: ``trained_walls``, ``trained_path``)."""
+    arrays = {"walls": pool.walls, "start_pos": pool.start_pos, "goal_pos": pool.goal_pos}
+    return {
+        "walls": float(pool.walls.sum(axis=(1, 2)).mean()),
+        "path": float(shortest_paths(arrays).mean()),  # decoded pools are all reachable
+    }
