@@ -139,6 +139,12 @@ class Dashboard(BaseModel):
 
 
 # ---------------------------------------------------------------------- levels
+LEVEL_SCORE = (
+    "the priority the student ranks levels by: learnability p(1-p), or with transfer scoring "
+    "p(1-p)·2^clip(w·t, -2, 2), t the level's transfer to the target"
+)
+
+
 class LevelFields(FromRecord):
     id: int
     run_id: int
@@ -148,7 +154,7 @@ class LevelFields(FromRecord):
     skill: str | None = Field(description="the skill the level targets, if a skill edit made it")
     status: StatusLetter
     success_rate: float | None
-    score: float = Field(description="learnability p(1-p)")
+    score: float = Field(description=LEVEL_SCORE)
     active: bool
     times_sampled: int
     last_sampled: int | None
@@ -180,6 +186,10 @@ class Evaluation(FromRecord):
     success_rate: float | None
     mean_return: float | None
     per_goal: dict[str, Any]
+    target_change: float | None = Field(
+        description="the target figure's change over the session, credited to the levels "
+        "trained in it (none when the target was not measured on both sides)"
+    )
     created_at: datetime
 
 

@@ -74,7 +74,8 @@ def test_the_web_page_finds_every_field_it_reads(api: httpx.Client) -> None:
     wanted = {"id", "status", "name", "teacher", "success_rate", "score", "parents", "children"}
     assert wanted | {"description", "history", "bundle", "code"} <= level.keys()
     history = level["history"][0]
-    assert {"student_iteration", "episodes", "success_rate", "mean_return"} <= history.keys()
+    per_session = {"student_iteration", "episodes", "success_rate", "mean_return", "target_change"}
+    assert per_session <= history.keys()
     lineage = api.get(f"/api/levels/{evaluated['id']}/lineage", params={"depth": 2}).json()
     assert {"nodes", "edges"} <= lineage.keys()
     assert "text" in api.get(f"/api/levels/{evaluated['id']}/preview").json()
