@@ -139,12 +139,6 @@ class Dashboard(BaseModel):
 
 
 # ---------------------------------------------------------------------- levels
-LEVEL_SCORE = (
-    "the priority the student ranks levels by: learnability p(1-p), or with transfer scoring "
-    "p(1-p)·2^clip(w·t, -2, 2), t the level's transfer to the target"
-)
-
-
 class LevelFields(FromRecord):
     id: int
     run_id: int
@@ -154,7 +148,10 @@ class LevelFields(FromRecord):
     skill: str | None = Field(description="the skill the level targets, if a skill edit made it")
     status: StatusLetter
     success_rate: float | None
-    score: float = Field(description=LEVEL_SCORE)
+    score: float = Field(
+        description="the priority the student ranks levels by: learnability p(1-p), or with "
+        "transfer scoring p(1-p)·2^clip(w·t, -2, 2), t the level's transfer to the target"
+    )
     active: bool
     times_sampled: int
     last_sampled: int | None
