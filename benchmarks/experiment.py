@@ -10,7 +10,8 @@ trains one student for the same env steps and is scored on the world's target pr
 record — variant, method, seed, budget, the target figures (headline first) with the per-skill
 ones, the headline's figure (mean of the last three evaluations, the final one beside it), the
 headline's learning curve, what the teacher produced, the slot-sessions by kind (target / new /
-replay) and the distinct levels trained, the cost, the whole config, the exact command line and
+replay) and the distinct levels trained, the cost (with the machine's load while it trained:
+``dicode.provenance.LoadMeter``), the whole config, the exact command line and
 the provenance (commit, numeric stack, threads, processor) — is appended to
 ``docs/figures/<experiment>.json`` as soon as it finishes, with a digest of its content: records
 are written by this runner only, and a hand-edited one shows in the tables.
@@ -45,7 +46,7 @@ from typing import Any
 
 from benchmarks.experiments_catalog import EXPERIMENTS, Experiment, Variant
 from benchmarks.run_figures import command_line, headline_figures, record_digest, summarise
-from dicode.provenance import FIGURES, provenance
+from dicode.provenance import FIGURES, LoadMeter, provenance
 from services.curricula import MethodResult, run_method
 from services.progress import step_progress
 from services.seed_runs import PROGRAM_KIND, batches_seeds, run_seeds
@@ -73,9 +74,15 @@ def config_key(variant: Variant, seed: int, steps: int) -> str:
 
 
 def record(
-    name: str, variant: Variant, result: MethodResult, steps: int, command: str = ""
+    name: str,
+    variant: Variant,
+    result: MethodResult,
+    steps: int,
+    command: str = "",
+    load: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """One run's entry of the experiment's JSON, with the digest of its content."""
+    """One run's entry of the experiment's JSON, with the digest of its content; ``load``: the
+    machine's load while it trained (``LoadMeter.figures``), kept with its cost."""
     from dicode import domains
 
     figures: dict[str, Any] = dict(result.target)
@@ -100,6 +107,7 @@ def record(
             "train_s": result.train_s,
             "train_cpu_s": result.train_cpu_s,
             "generation_s": result.generation_s,
+            "machine_load": load,
         },
         "curve": [list(point) for point in result.curve],
         "trace": result.trace,
@@ -153,11 +161,20 @@ def sandbox_refusal(experiment: Experiment, names: list[str]) -> str | None:
 
 def _run(
     variant: Variant, steps: int, seeds: list[int], out: Path, tensorboard: bool
+) -> tuple[list[MethodResult], dict[str, float]]:
+    """One task in a worker (``_train``) and the machine's load while it trained."""
+    with LoadMeter() as load:
+        results = _train(variant, steps, seeds, out, tensorboard)
+    return results, load.figures()
+
+
+def _train(
+    variant: Variant, steps: int, seeds: list[int], out: Path, tensorboard: bool
 ) -> list[MethodResult]:
-    """One task in a worker: ``seeds`` as one device program where the method allows it
-    (``services/seed_runs.py``), else the one seed's run; the first run that generates levels
-    starts the process's sandbox pool (and compiles its rollouts) once, for every later run.
-    ``tensorboard``: event files in each run's folder."""
+    """``seeds`` as one device program where the method allows it (``services/seed_runs.py``),
+    else the one seed's run; the first run that generates levels starts the process's sandbox
+    pool (and compiles its rollouts) once, for every later run. ``tensorboard``: event files in
+    each run's folder."""
     if batches_seeds(variant.method, variant.config):
         return run_seeds(variant.method, steps, seeds, out, variant.config, tensorboard)
     (seed,) = seeds
@@ -250,8 +267,9 @@ def run_experiment(
         for future in as_completed(futures):
             name = futures[future]
             headline = _headline(experiment)
-            for result in future.result():
-                entry = record(name, experiment.variants[name], result, steps, command)
+            results, load = future.result()
+            for result in results:
+                entry = record(name, experiment.variants[name], result, steps, command, load)
                 document["runs"].append(entry)
                 document["summary"] = summarise(
                     document["runs"], headline, experiment.baseline, experiment.ablations

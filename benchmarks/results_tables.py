@@ -424,6 +424,21 @@ def _skill_table(runs: list[dict[str, Any]]) -> list[str]:
     return [title, "", *rows]
 
 
+def _load_line(runs: list[dict[str, Any]]) -> str:
+    """The machine's load while the runs trained, where their records kept it: a run that
+    shared its cores with more work than they hold costs more CPU time for the same steps."""
+    loads = [r["cost"]["machine_load"] for r in runs if r["cost"].get("machine_load")]
+    if not loads:
+        return ""
+    means = [load["load_average_mean"] for load in loads]
+    cores = "/".join(str(n) for n in sorted({int(load["cpus"]) for load in loads}))
+    return (
+        f" Machine load while training (1-minute load average, mean per run): "
+        f"{min(means):.1f}–{max(means):.1f} on {cores} cores ({len(loads)} of {len(runs)} runs "
+        "recorded it)."
+    )
+
+
 def _origin(runs: list[dict[str, Any]]) -> str:
     commits = sorted({r["provenance"]["commit"][:10] for r in runs})
     stacks = sorted(
@@ -442,6 +457,7 @@ def _origin(runs: list[dict[str, Any]]) -> str:
         )
         + "."
     )
+    text += _load_line(runs)
     if commands:
         text += " Commands: " + "; ".join(f"`{c}`" for c in commands) + "."
     else:

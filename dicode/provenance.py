@@ -13,6 +13,7 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 from importlib import metadata
 from pathlib import Path
@@ -95,6 +96,42 @@ def load_averages(before: float) -> dict[str, float]:
         "load_average_before": round(before, 2),
         "load_average_after": round(os.getloadavg()[0], 2),
     }
+
+
+class LoadMeter:
+    """The machine's 1-minute load average, sampled every ``every_s`` seconds on a daemon thread
+    while a run trains (a context manager). A long run's cost depends on what shared its cores
+    (XLA's CPU threads spin while they wait, so an oversubscribed run burns CPU time without
+    working): its record keeps the mean and the peak beside the machine's core count."""
+
+    def __init__(self, every_s: float = 30.0) -> None:
+        self.every_s = every_s
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="load-meter", daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            self.samples.append(os.getloadavg()[0])
+            if self._stop.wait(self.every_s):
+                return
+
+    def __enter__(self) -> LoadMeter:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.samples.append(os.getloadavg()[0])
+
+    def figures(self) -> dict[str, float]:
+        """``load_average_mean``, ``load_average_max`` over the samples and ``cpus``."""
+        return {
+            "load_average_mean": round(sum(self.samples) / len(self.samples), 2),
+            "load_average_max": round(max(self.samples), 2),
+            "cpus": float(os.cpu_count() or 0),
+        }
 
 
 def write_figures(name: str, payload: dict[str, Any]) -> Path:

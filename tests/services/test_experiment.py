@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import platform
 from dataclasses import replace
 from pathlib import Path
@@ -73,6 +74,7 @@ def test_figures_do_not_depend_on_jobs_or_task_order(tmp_path: Path) -> None:
     dicode = next(run for run in one["runs"] if run["variant"] == "dicode")
     assert dicode["teacher"]["attempts"] == 2 and dicode["provenance"]["commit"]
     assert dicode["provenance"]["threads"]["XLA_FLAGS"]  # the workers' pinned threads
+    assert dicode["cost"]["machine_load"]["cpus"] == os.cpu_count()  # what shared the cores
     # Each variant has its own folder (two variants of one method must not share one).
     assert Path(dicode["run_dir"]).parent.name == "dicode"
     # The headline's curve: from the start to the budget, ending on the run's figure.
@@ -278,12 +280,20 @@ def test_a_record_carries_its_command_figures_slots_and_a_digest() -> None:
         curve=[(0, 0.0), (100, 10.0), (200, 20.0), (400, 40.0)],
     )  # fmt: skip
     command = command_line(["benchmarks/experiment.py", "tiny", "--seeds", "3"])
-    entry = record("dicode", TINY_EXPERIMENT.variants["dicode"], result, 400, command)
+    load = {"load_average_mean": 2.5, "load_average_max": 3.1, "cpus": 2.0}
+    entry = record("dicode", TINY_EXPERIMENT.variants["dicode"], result, 400, command, load)
+    assert entry["cost"]["machine_load"] == load
     assert entry["command"] == "PYTHONPATH=$PWD python benchmarks/experiment.py tiny --seeds 3"
     assert entry["headline"]["last_mean"] == pytest.approx(70 / 3)
     assert entry["headline"]["final"] == 40.0 and entry["figures"] == {"mean_lines": 40.0}
     assert entry["slots"]["replay"] == 2 and entry["teacher"]["levels_trained"] == 1
     assert entry["digest"] == record_digest(entry) and not edited(entry)
+    document = {"protocol": "p", "baseline": "dicode", "variants": {}, "runs": [entry],
+                "summary": {"headline": "mean_lines"}}  # fmt: skip
+    assert (
+        "Machine load while training (1-minute load average, mean per run): 2.5–2.5 on 2 cores "
+        "(1 of 1 runs recorded it)." in section(document)
+    )
     by_hand = json.loads(json.dumps(entry))
     by_hand["figures"]["mean_lines"] = 400.0
     assert edited(by_hand)
