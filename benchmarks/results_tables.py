@@ -427,7 +427,7 @@ def _skill_table(runs: list[dict[str, Any]]) -> list[str]:
 def _load_line(runs: list[dict[str, Any]]) -> str:
     """The machine's load while the runs trained, where their records kept it: a run that
     shared its cores with more work than they hold costs more CPU time for the same steps."""
-    loads = [r["cost"]["machine_load"] for r in runs if r["cost"].get("machine_load")]
+    loads = [r["cost"]["machine_load"] for r in runs if r.get("cost", {}).get("machine_load")]
     if not loads:
         return ""
     means = [load["load_average_mean"] for load in loads]
