@@ -171,8 +171,9 @@ def moved_word(interval: dict[str, Any] | None) -> str:
 
 
 def slot_mix(runs: list[dict[str, Any]]) -> str:
-    """Summed new and replay slot-sessions of runs that counted them, and replay's share."""
-    counted = [r["slots"] for r in runs if r.get("slots")]
+    """Summed new and replay slot-sessions of runs that counted them, and replay's share (the
+    reverse curriculum's runs count gradient steps and its ladder's rung instead: "—")."""
+    counted = [r["slots"] for r in runs if r.get("slots") and "new" in r["slots"]]
     new = sum(c["new"] for c in counted)
     replayed = sum(c["replay"] for c in counted)
     if not counted or new + replayed == 0:

@@ -15,7 +15,7 @@ import pytest
 
 from benchmarks.experiment import config_key, plan_tasks, record, run_experiment
 from benchmarks.experiments_catalog import Experiment, Variant
-from benchmarks.results_tables import section, target_share, trained_share
+from benchmarks.results_tables import section, slot_mix, target_share, trained_share
 from benchmarks.run_figures import (
     Ablation,
     command_line,
@@ -316,3 +316,12 @@ def test_another_number_of_games_is_another_run_of_every_arm() -> None:
         assert variant.config.evaluator.games == 20 != original.config.evaluator.games
         assert replace(variant.config, evaluator=original.config.evaluator) == original.config
         assert config_key(variant, 0, 1000) != config_key(original, 0, 1000)
+
+
+def test_runs_without_slot_sessions_show_no_slot_mix() -> None:
+    reverse = _run("reverse", "reverse", 0, 0.9, [])
+    reverse["slots"] = {"gradient": 2442, "start_distance": 3646}  # the ladder's counts
+    assert slot_mix([reverse]) == "—"
+    dicode = _run("dicode", "dicode", 0, 0.5, [])
+    dicode["slots"] = {"target": 4, "new": 3, "replay": 1, "new_over_share": 0}
+    assert slot_mix([reverse, dicode]) == "3 / 1 (0.25)"
