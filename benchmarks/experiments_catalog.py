@@ -81,13 +81,17 @@ def _student(
 
 def _aimed(base: MethodConfig, share: float, floor: float) -> dict[str, Variant]:
     """DiCode with issue 39's three mechanisms and each one's ablation (``base``: the DiCode
-    arm they build on): (1) half the attempts from target-derived parents with the archive's
-    parents on the ladder around p = 0.5 (``GeneratorSettings.target_aim``), (2) admission and
-    replay by transfer to the target (``ArchiveConfig.level_score``), (3) a target share that
-    starts at ``share`` and follows the target's curve between ``floor`` and 1
-    (``CurriculumConfig.share_rule``). Item 3's ablation keeps the base arm's share (fixed, or
-    its schedule)."""
-    aim = replace(base.generator, target_aim=0.5)
+    arm they build on): (1) half the attempts aimed at the target — target-derived parents,
+    then the newest measured rung of their lines — with every parent on the ladder around
+    p = 0.5 (``GeneratorSettings.target_aim``), (2) admission and replay by transfer to the
+    target (``ArchiveConfig.level_score``), (3) a target share that starts at ``share`` and
+    follows the target's curve between ``floor`` and 1 (``CurriculumConfig.share_rule``).
+    Item 3's ablation keeps the base arm's share (fixed, or its schedule). All four hold
+    generation back while a level awaits training (``back_pressure``, ``max_untrained`` 1): a
+    ladder steps on what the student does now, and a queue of levels written for an earlier
+    student (≈ 30 sessions long in the first maze runs, two thirds of the levels never played)
+    would cut that loop."""
+    aim = replace(base.generator, target_aim=0.5, max_untrained=1)
     transfer = replace(base.archive, level_score="transfer")
     mix = replace(
         base.student.curriculum, target_fraction=floor, target_fraction_start=share,
@@ -96,7 +100,9 @@ def _aimed(base: MethodConfig, share: float, floor: float) -> dict[str, Variant]
 
     def arm(generator: GeneratorSettings, archive: ArchiveConfig, curriculum: Any) -> MethodConfig:
         student = replace(base.student, curriculum=curriculum)
-        return replace(base, generator=generator, archive=archive, student=student)
+        return replace(
+            base, generator=generator, archive=archive, student=student, back_pressure=True
+        )
 
     return {
         "dicode_aimed": Variant(
@@ -342,6 +348,7 @@ _MAZE_ARMS = {
 # an hour), with their own files: the step size anneals and DiCode's sessions are sized over the
 # run's own budget, as at 20M.
 MAZE_UED_STEPS = 20_000_000
+AIMED_SESSION_STEPS = 50_000
 MAZE_UED_CPU_STEPS = 2_000_000
 _UED_EVAL = EvaluatorSettings(games=10, max_steps=250)  # JaxUED: 10 attempts per maze
 
@@ -420,7 +427,13 @@ def _long_path_arms(steps: int) -> dict[str, Variant]:
         replace(arms["accel"].config, ued=None, reverse=ReverseConfig()),
         "reverse curriculum: the family's mazes, the start moved back as the student masters it",
     )
-    aimed = _aimed(arms["dicode_skills"].config, share=0.5, floor=0.25)
+    # DiCode aimed looks at the student every ≈ 50k env steps (``AIMED_SESSION_STEPS``), not
+    # every 200k as 100 sessions of 20M do: its ladder steps one rung per look, where the
+    # reverse curriculum checks every 64 episodes; Tetris and Craftax sessions are 10k at 1M.
+    dicode = arms["dicode_skills"].config
+    per_look = max(1, round(AIMED_SESSION_STEPS / dicode.student.ppo.batch_size))
+    looks = replace(dicode.student, iterations_per_session=per_look)
+    aimed = _aimed(replace(dicode, student=looks), share=0.5, floor=0.25)
     return {"target": target, **arms, "reverse": reverse, **aimed}
 
 

@@ -348,7 +348,8 @@ def _trained_levels_table(runs: list[dict[str, Any]]) -> list[str]:
 def _mechanisms_table(runs: list[dict[str, Any]]) -> list[str]:
     """Whether issue 39's mechanisms ran, from the DiCode records' trace at the run's end (mean
     over seeds): the target's share of the slots (first / last interval), the share of the
-    teacher's attempts from target-derived parents, its easier / harder instructions, and the
+    teacher's attempts aimed at the target (target-derived parents and the rungs of their
+    lines), its easier / harder instructions, and the
     transfer scores (levels credited, mean, sample std, share above 0); empty when no run
     traced them."""
     traced: dict[str, list[list[dict[str, float]]]] = {}
@@ -364,16 +365,19 @@ def _mechanisms_table(runs: list[dict[str, Any]]) -> list[str]:
         return f"{statistics.mean(present):.3g}" if present else "—"
 
     def aimed(point: dict[str, float]) -> float | None:
-        total = point.get("parents_target", 0) + point.get("parents_archive", 0)
-        return point.get("parents_target", 0) / total if total else None
+        # Target-derived parents and the rungs of their lines are both aimed at the target.
+        on_target = point.get("parents_target", 0) + point.get("parents_target_line", 0)
+        total = on_target + point.get("parents_archive", 0)
+        return on_target / total if total else None
 
     rows = [
         "Whether each mechanism ran (the records' trace, mean over seeds): the target's share "
         "of the slots at the first and last evaluation interval, the share of the teacher's "
-        "attempts from target-derived parents and its easier / harder instructions by the "
+        "attempts aimed at the target (target-derived parents and their lines' rungs) and its "
+        "easier / harder instructions by the "
         "end, and the transfer scores by the end.",
         "",
-        "| variant | target share (first / last) | target-derived parents | easier / harder "
+        "| variant | target share (first / last) | aimed parents | easier / harder "
         "| levels credited | transfer mean ± std | transfer > 0 | seeds |",
         "|---|---|---|---|---|---|---|---|",
     ]

@@ -146,7 +146,7 @@ def run_method(
             def generate() -> None:
                 nonlocal generation_s
                 t0 = time.perf_counter()
-                generator.generate(config.levels_per_session)
+                generator.generate(config.levels_per_session, hold_back=config.back_pressure)
                 generation_s += time.perf_counter() - t0
 
             def show_teacher(point: CurvePoint) -> None:
@@ -183,7 +183,8 @@ def teaching_figures(schedule: ArchiveSchedule, generator: Generator) -> dict[st
     """What the curriculum's mechanisms did so far, for a curve point's ``curriculum`` (the
     record's ``trace``): the target's current share of the slots, the transfer scores' summary
     (``transfer_*``; ``ArchiveSchedule.transfer_summary``), and the teacher's attempts by parent
-    kind (``parents_archive`` / ``parents_target``: aimed at the target or not) and by
+    origin (``parents_archive`` / ``parents_target`` / ``parents_target_line``: aimed at the
+    target or not; ``services.generator.service.PARENT_ORIGINS``) and by
     instruction (``instruction_*``), all counted from the run's start; and the mean difficulty
     of what was trained since the point before (``trained_*``, where the world measures it)."""
     figures: dict[str, float] = {"target_share": schedule.mix.target_fraction}

@@ -33,6 +33,10 @@ class MethodConfig:
     generator: GeneratorSettings = field(default_factory=GeneratorSettings)
     archive: ArchiveConfig = field(default_factory=ArchiveConfig)
     levels_per_session: int = 2  # generation attempts before every session
+    # True: those attempts stop, as the generator service's back-pressure does, once
+    # ``generator.max_untrained`` levels await training, so new levels are written for the
+    # student as it is (False: every attempt runs and new levels queue for their slots).
+    back_pressure: bool = False
     sfl_top_k: int = 8  # SFL's buffer: the k most learnable measured levels
     eval_points: int = 4  # curve evaluations after the one at step 0
     ued: UEDConfig | None = None  # the UED methods' settings (None: JaxUED's defaults)
@@ -40,9 +44,12 @@ class MethodConfig:
 
     def to_dict(self) -> dict[str, Any]:
         values = {k: v for k, v in asdict(self).items() if k != "student"}
-        for name in ("ued", "reverse"):  # absent, so configs (and run keys) without it are
-            if values[name] is None:  # unchanged
+        # Absent when unset, so configs (and run keys) from before the setting are unchanged.
+        for name in ("ued", "reverse"):
+            if values[name] is None:
                 values.pop(name)
+        if not self.back_pressure:
+            values.pop("back_pressure")
         return values | {"student": self.student.to_dict()}
 
 

@@ -8,14 +8,18 @@ transaction as soon as it finishes. Nothing else is kept in memory that matters:
 `kill -9` a fresh generator re-reads the archive and carries on; an attempt that was in flight
 is simply made again.
 
-With ``target_aim`` above 0 (closed loop), that share of attempts takes as parent the target
-game itself aimed at what the target student fails there (``Domain.target_parent``, written by
-the world from the run's student configuration and the newest target evaluation; not an archive
-level, so its child is stored without a parent id, its kind and reasoning saying so) and asks
-for an easier child; archive parents then step the ladder (``ladder_instruction``: their latest
-success against 0.5 ± ``ladder_band``) instead of following their status letters. A world that
-cannot write such a parent (yet) gets an archive parent instead. The counters (`GeneratorStats`)
-say how many attempts had which kind of parent and instruction.
+With ``target_aim`` above 0 (closed loop), that share of attempts is aimed at the target. The
+first ones take as parent the target game itself aimed at what the target student fails there
+(``Domain.target_parent``, written by the world from the run's student configuration and the
+newest target evaluation; not an archive level, so its child is stored without a parent id, its
+kind and reasoning saying so) and ask for an easier child: the root of a *target line*. Once a
+level of a target line has been measured, aimed attempts take the line's newest measured rung
+as parent and step it on the ladder (``ladder_instruction``: its latest success against 0.5 ±
+``ladder_band``: harder, vary or easier), so the line walks towards the student's frontier on
+the target's own levels. The other archive parents step the same ladder instead of following
+their status letters. A world that cannot write a target-derived parent (yet) gets an archive
+parent instead. The counters (`GeneratorStats`) say how many attempts had which origin of
+parent (``PARENT_ORIGINS``) and which instruction.
 
 With ``feedback`` off (open loop) the parent is drawn uniformly from every level, the
 instruction uniformly from harder/vary/easier, and the request carries no performance profile.
@@ -40,11 +44,12 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from archive_db import ArchiveRepository
 from archive_db.errors import Outage, ParentFullError, is_unreachable
-from archive_db.kinds import GENERATOR_STAGE, SEED_TEACHER, TARGET_EVENT
+from archive_db.kinds import GENERATOR_STAGE, HUMAN_TEACHER, SEED_TEACHER, TARGET_EVENT
 from archive_db.recording import attempt_rows, record_result
 from archive_db.records import AttemptFilter, LevelFilter
 from dicode import domains
@@ -57,7 +62,6 @@ from dicode.levels.verdict import SANDBOX_UNAVAILABLE, Verdict, bounded_text
 from dicode.settings import GeneratorSettings
 from dicode.teachers.base import (
     MutationInstruction,
-    ParentKind,
     ParentLevel,
     PerformanceProfile,
     Teacher,
@@ -71,11 +75,20 @@ log = logging.getLogger(__name__)
 DEFAULT_ARCHIVE = ArchiveConfig()
 GENERATING = "seeding done, generating:"  # logged once the loop starts (fleets wait for it)
 # Open loop draws the direction uniformly among these (the skill instruction needs feedback).
+# Levels no teacher wrote: without a parent they are not target-derived.
+_NOT_TAUGHT = frozenset({SEED_TEACHER, HUMAN_TEACHER})
 OPEN_LOOP_INSTRUCTIONS = (
     MutationInstruction.HARDER,
     MutationInstruction.VARY,
     MutationInstruction.EASIER,
 )
+
+
+# Where an attempt's parent came from, as the counters say it: an archive level drawn by the
+# archive's rule, the world's target-derived parent, or the newest measured rung of a target line
+# (an archive level descended from a target-derived parent; `Generator._target_rung`).
+ARCHIVE_ORIGIN, TARGET_ORIGIN, TARGET_LINE_ORIGIN = "archive", "target", "target_line"
+PARENT_ORIGINS = (ARCHIVE_ORIGIN, TARGET_ORIGIN, TARGET_LINE_ORIGIN)
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,7 @@ class ParentDraw:
     request: TeacherRequest
     parent_id: int | None
     child_limit: int | None = None
+    origin: str = ARCHIVE_ORIGIN  # one of ``PARENT_ORIGINS``, for the counters
 
 
 @dataclass
@@ -105,10 +119,10 @@ class GeneratorStats:
     parents: Counter[str] = field(default_factory=Counter)
     instructions: Counter[str] = field(default_factory=Counter)
 
-    def count(self, request: TeacherRequest) -> None:
-        """One attempt drawn: its parent's kind and its instruction."""
-        self.parents[str(request.parent.kind)] += 1
-        self.instructions[str(request.instruction)] += 1
+    def count(self, draw: ParentDraw) -> None:
+        """One attempt drawn: where its parent came from and its instruction."""
+        self.parents[draw.origin] += 1
+        self.instructions[str(draw.request.instruction)] += 1
 
     def as_dict(self) -> dict[str, Any]:
         mean = float(np.mean(self.latencies[-50:])) if self.latencies else None
@@ -120,7 +134,7 @@ class GeneratorStats:
             "waits": self.waits,
             "last_latency_s": self.last_latency_s,
             "mean_latency_s": mean,
-            "parents": {str(kind): self.parents[str(kind)] for kind in ParentKind},
+            "parents": {origin: self.parents[origin] for origin in PARENT_ORIGINS},
             "instructions": dict(sorted(self.instructions.items())),
         }
 
@@ -280,12 +294,17 @@ class Generator:
         self._outage.ended()
         return allowed
 
-    def generate(self, attempts: int) -> GeneratorStats:
-        """``attempts`` attempts one after another, in this thread (no back-pressure, no pause):
-        for callers that interleave generation with training, such as the benchmark."""
+    def generate(self, attempts: int, hold_back: bool = False) -> GeneratorStats:
+        """``attempts`` attempts one after another, in this thread (no pause): for callers that
+        interleave generation with training, such as the benchmark. With ``hold_back`` it stops
+        early once ``max_untrained`` accepted levels await training, as the service's
+        back-pressure does, so each level is written for the student as it is now instead of
+        queueing behind levels written for an earlier one."""
 
         async def one_by_one() -> None:
             for _ in range(attempts):
+                if hold_back and self.untrained() >= self.settings.max_untrained:
+                    break
                 self.stats.started += 1
                 await self.attempt(self.stats.started)
 
@@ -305,7 +324,7 @@ class Generator:
         try:
             draw = await asyncio.to_thread(self._draw, number)
             parent_id = draw.parent_id
-            self.stats.count(draw.request)
+            self.stats.count(draw)
             result = await self.teacher.propose(draw.request)
             await asyncio.to_thread(
                 record_result,
@@ -417,23 +436,12 @@ class Generator:
             return ParentDraw(request, parent_id)
         newest = self._newest_target_evaluation()
         profile = self._target_profile(newest)
-        aimed = self._target_parent(profile)
+        aimed = self._aimed_draw(profile, number)
         if aimed is not None:
-            # The student fails the target: its child should be a step easier than the target.
-            seed = int(self._rng.integers(2**31)) + number
-            easier = MutationInstruction.EASIER
-            return ParentDraw(TeacherRequest(aimed, profile, easier, seed=seed), None)
+            return aimed
         limit = self.archive.max_children if strict_in_force(columns, self.archive) else None
         parent_id = int(select_parents(columns, 1, self._rng, self.archive)[0])
-        level = self.repo.levels.get(parent_id)
-        measured = self.repo.evaluations.history(parent_id)
-        history = tuple(e.success_rate for e in measured if e.success_rate is not None)
-        parent = ParentLevel(
-            description=level.description,
-            code=level.code,
-            profile=PerformanceProfile(success_rate_history=history),
-            level_id=str(parent_id),
-        )
+        parent = self._archive_parent(parent_id)
         seed = int(self._rng.integers(2**31)) + number
         skill = self._skill_to_teach(newest)
         if skill is not None:
@@ -444,14 +452,60 @@ class Generator:
             request = TeacherRequest.for_parent(parent, profile, seed=seed, ladder_band=band)
         return ParentDraw(request, parent_id, limit)
 
-    def _target_parent(self, profile: PerformanceProfile) -> ParentLevel | None:
-        """With probability ``target_aim``, the world's target game aimed at the student's
-        failures (None otherwise, or when the world cannot write one from this profile)."""
+    def _archive_parent(self, parent_id: int) -> ParentLevel:
+        """An archive level as a parent, with its measured success history."""
+        level = self.repo.levels.get(parent_id)
+        measured = self.repo.evaluations.history(parent_id)
+        history = tuple(e.success_rate for e in measured if e.success_rate is not None)
+        return ParentLevel(
+            description=level.description,
+            code=level.code,
+            profile=PerformanceProfile(success_rate_history=history),
+            level_id=str(parent_id),
+        )
+
+    def _aimed_draw(self, profile: PerformanceProfile, number: int) -> ParentDraw | None:
+        """With probability ``target_aim``, an attempt aimed at the target (None otherwise, or
+        when the world cannot write a target-derived parent from this profile): the newest
+        measured rung of the target's lines, stepped on the ladder by its success, or — before
+        any rung was measured — the world's target game aimed at the student's failures, asked
+        for an easier child (the student fails the target)."""
         aim = self.settings.target_aim
         # No draw at all when aiming is off: the parent draws stay as they were without it.
         if aim <= 0 or self._rng.random() >= aim:
             return None
-        return self.world.target_parent(self._student, profile, self._rng)
+        rung = self._target_rung()
+        if rung is not None:
+            parent = self._archive_parent(rung)
+            seed = int(self._rng.integers(2**31)) + number
+            request = TeacherRequest.for_parent(
+                parent, profile, seed=seed, ladder_band=self.settings.ladder_band
+            )
+            return ParentDraw(request, rung, origin=TARGET_LINE_ORIGIN)
+        target = self.world.target_parent(self._student, profile, self._rng)
+        if target is None:
+            return None
+        seed = int(self._rng.integers(2**31)) + number
+        request = TeacherRequest(target, profile, MutationInstruction.EASIER, seed=seed)
+        return ParentDraw(request, None, origin=TARGET_ORIGIN)
+
+    def _target_rung(self) -> int | None:
+        """The newest measured level on a target line — a target-derived child or one of its
+        descendants — or None. A teacher-written level without a parent is target-derived:
+        every other child is stored with its parent. Stepping the newest rung by its success
+        walks the line towards p = 0.5 one measured level at a time, as a reverse curriculum
+        steps its start (Florensa et al. 2017)."""
+        graph = self.view.graph
+        roots = [
+            node
+            for node, teacher in graph.nodes(data="teacher")
+            if teacher is not None and teacher not in _NOT_TAUGHT and graph.in_degree(node) == 0
+        ]
+        line: set[int] = set(roots)
+        for root in roots:
+            line |= nx.descendants(graph, root)
+        measured = [node for node in line if graph.nodes[node].get("success_rate") is not None]
+        return max(measured, default=None)
 
     def _with_children_in_flight(self, columns: LevelColumns) -> LevelColumns:
         """The view's columns with this process's attempts in flight counted as children."""

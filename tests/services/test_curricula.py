@@ -66,7 +66,8 @@ def test_each_method_trains_the_budget_and_leaves_a_curve(
     # instructions (4 attempts from archive parents), the transfer credits.
     (trace,) = result.trace
     assert trace["target_share"] == TINY_METHODS.student.curriculum.target_fraction
-    assert trace["parents_archive"] == 4 and trace["parents_target"] == 0
+    assert trace["parents_archive"] == 4
+    assert trace["parents_target"] == trace["parents_target_line"] == 0
     assert sum(v for k, v in trace.items() if k.startswith("instruction_")) == 4
     assert "transfer_levels_credited" in trace
     repo.close()

@@ -109,6 +109,16 @@ def test_an_arms_seeds_train_as_one_program_where_its_method_allows(
     assert config_key(target, 0, STEPS) != device_key
 
 
+def test_back_pressure_is_in_a_config_only_when_set() -> None:
+    # Configs (and run keys) from before the setting stay as they were; setting it makes
+    # another run.
+    dicode = TINY_EXPERIMENT.variants["dicode"]
+    assert "back_pressure" not in dicode.config.to_dict()
+    held = replace(dicode, config=replace(dicode.config, back_pressure=True))
+    assert held.config.to_dict()["back_pressure"] is True
+    assert config_key(held, 0, STEPS) != config_key(dicode, 0, STEPS)
+
+
 def test_the_difference_interval_is_welchs() -> None:
     interval = welch_interval([3.0, 4.0, 5.0], [1.0, 2.0, 3.0])
     assert interval["diff"] == pytest.approx(2.0)

@@ -1,7 +1,8 @@
 """The generator aimed at the target (``GeneratorSettings.target_aim``): target-derived parents
 written by the world from the run's own student configuration, easier children stored without
-a parent id and said to be target-derived, the ladder for archive parents, and the counters by
-parent kind and instruction — against a real SQLite archive, the real sandbox and the API."""
+a parent id and said to be target-derived, the target line's newest measured rung stepped on the
+ladder, the ladder for archive parents, back-pressure between sessions, and the counters by
+parent origin and instruction — against a real SQLite archive, the real sandbox and the API."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_target_parents_give_easier_children_stored_as_target_derived(
 
     generator.generate(3)
     stats = generator.stats.as_dict()
-    assert stats["parents"] == {"archive": 0, "target": 3}
+    assert stats["parents"] == {"archive": 0, "target": 3, "target_line": 0}
     assert stats["instructions"] == {"easier": 3} and stats["accepted"] == 3
     attempts = repo.attempts.listing(run_id, AttemptFilter(teacher="mutation"))
     assert len(attempts) == 3 and all(a.parent_id is None for a in attempts)
@@ -139,4 +140,65 @@ def test_tetris_aims_at_its_own_boards_and_the_archive_climbs_the_ladder(
         assert request.parent.description.startswith(TARGET_PARENT_LABEL)
         verdict = validator.validate(request.parent.code, seed=0)  # the world's own writing
         assert verdict.accepted, verdict.error
+    repo.close()
+
+
+def _measure(repo: ArchiveRepository, level_id: int, successes: int) -> None:
+    repo.evaluations.record(level_id, student_iteration=1, episodes=10, successes=successes)
+
+
+def test_aimed_attempts_walk_the_target_line_from_its_newest_measured_rung(
+    tmp_path: Path, maze_validator: Validator
+) -> None:
+    repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
+    run_id = maze_run(repo, "long_paths")
+    generator = Generator(
+        repo, run_id, AIMED, TINY.archive, domain="maze", seed=4, validator=maze_validator
+    )
+    generator.seed_archive()
+    for seed_level in repo.list_levels(run_id):  # measured, but no seed level is on a line
+        _measure(repo, seed_level.id, 5)
+    generator.generate(2)  # two roots: children of target-derived parents, not yet measured
+    roots = [level.id for level in repo.list_levels(run_id) if level.teacher == "mutation"]
+    request, parent_id = generator.next_request(3)
+    assert parent_id is None and request.instruction is MutationInstruction.EASIER
+
+    # The older root mastered: it is the line's only measured rung, and it is stepped harder.
+    _measure(repo, roots[0], 9)
+    request, parent_id = generator.next_request(4)
+    assert parent_id == roots[0] and request.instruction is MutationInstruction.HARDER
+    assert request.parent.level_id == str(roots[0])
+    generator.generate(1)
+    rung = max(level.id for level in repo.list_levels(run_id))
+    assert repo.lineage.parents(rung) == [roots[0]]
+    assert generator.stats.as_dict()["parents"]["target_line"] == 1
+
+    # The harder child failed: the newest measured rung now, stepped easier.
+    _measure(repo, rung, 1)
+    request, parent_id = generator.next_request(6)
+    assert parent_id == rung and request.instruction is MutationInstruction.EASIER
+    # An older rung measured later does not take its place; at p = 0.5 it would be varied.
+    _measure(repo, roots[1], 5)
+    request, parent_id = generator.next_request(7)
+    assert parent_id == rung
+    repo.close()
+
+
+def test_back_pressure_stops_the_attempts_while_a_level_awaits_training(
+    tmp_path: Path, maze_validator: Validator
+) -> None:
+    repo = ArchiveRepository.open(f"sqlite:///{tmp_path}/archive.sqlite")
+    run_id = maze_run(repo, "long_paths")
+    settings = replace(AIMED, max_untrained=1)
+    generator = Generator(
+        repo, run_id, settings, TINY.archive, domain="maze", seed=5, validator=maze_validator
+    )
+    generator.seed_archive()
+    generator.generate(3, hold_back=True)
+    assert generator.stats.started == 0  # the seed levels await training
+    repo.mark_sampled([level.id for level in repo.list_levels(run_id)], step=1)
+    generator.generate(3, hold_back=True)
+    assert generator.stats.started == 1 and len(repo.list_levels(run_id, sampled=False)) == 1
+    generator.generate(3)  # without it every attempt runs
+    assert generator.stats.started == 4
     repo.close()
