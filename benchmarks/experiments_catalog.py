@@ -89,8 +89,8 @@ def _aimed(base: MethodConfig, share: float, floor: float) -> dict[str, Variant]
     Item 3's ablation keeps the base arm's share (fixed, or its schedule). All four hold
     generation back while a level awaits training (``back_pressure``, ``max_untrained`` 1): a
     ladder steps on what the student does now, and a queue of levels written for an earlier
-    student (≈ 30 sessions long in the first maze runs, two thirds of the levels never played)
-    would cut that loop."""
+    student (in the first maze runs: half the levels never trained, the rest trained a mean 37
+    sessions after they were written) would cut that loop."""
     aim = replace(base.generator, target_aim=0.5, max_untrained=1)
     transfer = replace(base.archive, level_score="transfer")
     mix = replace(

@@ -349,9 +349,8 @@ def _mechanisms_table(runs: list[dict[str, Any]]) -> list[str]:
     """Whether issue 39's mechanisms ran, from the DiCode records' trace at the run's end (mean
     over seeds): the target's share of the slots (first / last interval), the share of the
     teacher's attempts aimed at the target (target-derived parents and the rungs of their
-    lines), its easier / harder instructions, and the
-    transfer scores (levels credited, mean, sample std, share above 0); empty when no run
-    traced them."""
+    lines), its easier / harder instructions, and the transfer scores (levels credited, mean,
+    sample std, share above 0); empty when no run traced them."""
     traced: dict[str, list[list[dict[str, float]]]] = {}
     for run in runs:
         trace = run.get("trace") or []
@@ -374,8 +373,7 @@ def _mechanisms_table(runs: list[dict[str, Any]]) -> list[str]:
         "Whether each mechanism ran (the records' trace, mean over seeds): the target's share "
         "of the slots at the first and last evaluation interval, the share of the teacher's "
         "attempts aimed at the target (target-derived parents and their lines' rungs) and its "
-        "easier / harder instructions by the "
-        "end, and the transfer scores by the end.",
+        "easier / harder instructions by the end, and the transfer scores by the end.",
         "",
         "| variant | target share (first / last) | aimed parents | easier / harder "
         "| levels credited | transfer mean ± std | transfer > 0 | seeds |",

@@ -74,9 +74,9 @@ from services.generator.control import is_paused
 log = logging.getLogger(__name__)
 DEFAULT_ARCHIVE = ArchiveConfig()
 GENERATING = "seeding done, generating:"  # logged once the loop starts (fleets wait for it)
-# Open loop draws the direction uniformly among these (the skill instruction needs feedback).
 # Levels no teacher wrote: without a parent they are not target-derived.
 _NOT_TAUGHT = frozenset({SEED_TEACHER, HUMAN_TEACHER})
+# Open loop draws the direction uniformly among these (the skill instruction needs feedback).
 OPEN_LOOP_INSTRUCTIONS = (
     MutationInstruction.HARDER,
     MutationInstruction.VARY,
