@@ -17,7 +17,9 @@ the provenance (commit, numeric stack, threads, processor) — is appended to
 are written by this runner only, and a hand-edited one shows in the tables.
 
 Resume: a run whose (variant, seed, budget, config) is already in the file is skipped, so an
-interrupted table continues where it stopped (``--fresh`` starts over). Progress and an ETA
+interrupted table continues where it stopped (``--fresh`` starts over). Runners of one
+experiment may share the file (say, a seed started while others train): each record is added
+under a lock to the file as it is then. Progress and an ETA
 are printed after every run. The summary (per variant: n, mean, sample std of the run figures;
 against the baseline: the difference and its 95 % interval, Welch; per declared ablation: the
 paired interval over seeds; "moved" only where the interval excludes zero —
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import fcntl
 import hashlib
 import json
 import math
@@ -264,17 +267,15 @@ def run_experiment(
             for name, task_seeds in tasks
         }  # fmt: skip
         finished = 0
+        started_over = fresh
         for future in as_completed(futures):
             name = futures[future]
             headline = _headline(experiment)
             results, load = future.result()
             for result in results:
                 entry = record(name, experiment.variants[name], result, steps, command, load)
-                document["runs"].append(entry)
-                document["summary"] = summarise(
-                    document["runs"], headline, experiment.baseline, experiment.ablations
-                )
-                _save(figures, document)
+                document = append_run(figures, experiment, entry, started_over)
+                started_over = False  # the file now starts with this record
                 if on_record is not None:
                     on_record(document)
                 progress.advance(bar, steps)
@@ -350,11 +351,39 @@ def _load(path: Path, experiment: Experiment, fresh: bool) -> dict[str, Any]:
     }
 
 
-def _save(path: Path, document: dict[str, Any]) -> None:
+def append_run(
+    path: Path, experiment: Experiment, entry: dict[str, Any], started_over: bool = False
+) -> dict[str, Any]:
+    """Add ``entry`` to the figures file and rewrite its summary; returns the document.
+
+    The file is read again under a lock first: another runner of the same experiment (other
+    seeds, started while this one trained) may have written records since this one loaded it.
+    ``started_over`` (``--fresh``, no record written yet): the file's old records are dropped.
+    A record whose key is already there (the same run finished twice) is not added again."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(document, indent=1, default=str) + "\n")
-    os.replace(tmp, path)
+    with _directory_lock(path.parent):
+        document = _load(path, experiment, started_over)
+        if entry["key"] not in {run["key"] for run in document["runs"]}:
+            document["runs"].append(entry)
+        document["summary"] = summarise(
+            document["runs"], _headline(experiment), experiment.baseline, experiment.ablations
+        )
+        tmp = path.with_suffix(f".json.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(document, indent=1, default=str) + "\n")
+        os.replace(tmp, path)
+    return document
+
+
+@contextlib.contextmanager
+def _directory_lock(folder: Path) -> Iterator[None]:
+    # A lock on the folder rather than the file: the file is replaced by every write, and a
+    # folder leaves no lock file behind in docs/figures.
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing the descriptor releases the lock
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
 import os
 import platform
 from dataclasses import replace
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.experiment import config_key, plan_tasks, record, run_experiment
+from benchmarks.experiment import append_run, config_key, plan_tasks, record, run_experiment
 from benchmarks.experiments_catalog import Experiment, Variant
 from benchmarks.results_tables import section, slot_mix, target_share, trained_share
 from benchmarks.run_figures import (
@@ -311,6 +312,48 @@ def test_a_record_carries_its_command_figures_slots_and_a_digest() -> None:
         {"protocol": "p", "baseline": "dicode", "variants": {}, "runs": [by_hand],
          "summary": {"headline": "mean_lines"}}
     )  # fmt: skip
+
+
+def _finished_run(seed: int) -> dict[str, Any]:
+    result = MethodResult(
+        method="dicode", seed=seed, target={"mean_lines": float(seed), "skills": {}},
+        env_steps=400, wall_s=1.0, train_s=1.0, train_cpu_s=1.0, generation_s=0.0,
+        attempts=1, accepted=1, levels_trained=1, slots={"new": 2}, run_dir="r",
+        curve=[(0, 0.0), (400, float(seed))],
+    )  # fmt: skip
+    return record("dicode", TINY_EXPERIMENT.variants["dicode"], result, 400, "runner")
+
+
+def _write_runs(figures: Path, seeds: list[int], start: Any) -> None:
+    start.wait()  # both writers begin together
+    for seed in seeds:
+        append_run(figures, TINY_EXPERIMENT, _finished_run(seed))
+
+
+def test_runners_sharing_a_figures_file_lose_no_record(tmp_path: Path) -> None:
+    # Two runners of one experiment (a seed started while others train) each held the file as
+    # it was when they began; every record either writes must end up in it.
+    figures = tmp_path / "tiny.json"
+    spawn = multiprocessing.get_context("spawn")
+    start = spawn.Barrier(2)
+    writers = [
+        spawn.Process(target=_write_runs, args=(figures, list(range(k, 60, 2)), start))
+        for k in (0, 1)
+    ]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(120)
+        assert writer.exitcode == 0
+    document = json.loads(figures.read_text())
+    assert sorted(run["seed"] for run in document["runs"]) == list(range(60))
+    assert document["summary"]["variants"]["dicode"]["n"] == 60
+    # The same run written again is not a second record; a fresh start drops the old ones.
+    assert len(append_run(figures, TINY_EXPERIMENT, _finished_run(3))["runs"]) == 60
+    restarted = append_run(figures, TINY_EXPERIMENT, _finished_run(3), started_over=True)
+    assert [run["seed"] for run in restarted["runs"]] == [3]
+    assert json.loads(figures.read_text()) == restarted
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["tiny.json"]  # no temporaries
 
 
 def test_another_number_of_games_is_another_run_of_every_arm() -> None:
