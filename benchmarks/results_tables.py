@@ -11,8 +11,10 @@ with its 95 % interval and whether it moved — only when the interval excludes 
 what the teacher produced and how the free slots were filled), the declared ablations (paired
 by seed), the per-skill figures side by side, each arm read against the baseline's curve at the
 steps it played on the target game (curricula) or took gradient steps on (the literature's
-loops), and where the runs came from (commits, numeric stack, processors, command lines,
-records edited by hand or run from a dirty tree), with its picture after the main table:
+loops), a longer-budget experiment read against its shorter twin (``LONGER_BUDGETS``, in
+``benchmarks/budget_comparison.py``: gains and changes of gap paired by seed, crossings), and
+where the runs came from (commits, numeric stack, processors, command lines, records edited by
+hand or run from a dirty tree), with its picture after the main table:
 ``docs/figures/plots/NAME.svg``, redrawn by the same command (``benchmarks/results_plots.py``:
 the arms' learning curves and run figures). The judge benchmarks' files (``JUDGE_BENCHMARKS``,
 written by ``benchmarks/judge_eval.py``, ``judge_collapse.py`` and ``judge_real_model.py``) are
@@ -34,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.budget_comparison import LONGER_BUDGETS, budget_lines
 from benchmarks.results_plots import write_plots
 from dicode.provenance import FIGURES, ROOT
 from dicode.student.curriculum import CurriculumConfig, num_target_slots
@@ -57,9 +60,14 @@ JUDGE_BENCHMARKS = ("judge_eval", "judge_collapse", "judge_vllm", "judge_llama")
 SKILLS_SHOWN = 24  # skills listed per table (those that differ most between variants)
 
 
-def section(document: dict[str, Any], picture: str | None = None) -> str:
+def section(
+    document: dict[str, Any],
+    picture: str | None = None,
+    shorter: dict[str, Any] | None = None,
+) -> str:
     """The markdown of one experiment (without its markers); ``picture``, the path of its plot
-    relative to the markdown file, is shown after the main table."""
+    relative to the markdown file, is shown after the main table; ``shorter``, the figures of
+    its shorter-budget twin (``LONGER_BUDGETS``), is read against it after the ablations."""
     runs = document["runs"]
     headline = document.get("summary", {}).get("headline", "?")
     # Recomputed from the records, so the table never shows a summary of another rule.
@@ -109,7 +117,10 @@ def section(document: dict[str, Any], picture: str | None = None) -> str:
             f"![Each arm's learning curve (mean over seeds, 95 % band) and run figures, with "
             f"the difference to {document['baseline']}]({picture})",
         ]
-    lines += ["", *_ablation_table(summary, headline), *_skill_table(runs), ""]
+    lines += ["", *_ablation_table(summary, headline)]
+    if shorter is not None:
+        lines += budget_lines(document["experiment"], document, shorter)
+    lines += [*_skill_table(runs), ""]
     lines += [*_equal_target_steps(document), *_equal_gradient_steps(document)]
     lines += [*_trained_levels_table(runs), *_mechanisms_table(runs), _origin(runs)]
     return "\n".join(lines)
@@ -500,9 +511,10 @@ def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[st
         (name, judge_section) for name in JUDGE_BENCHMARKS
     ]
     renderers += [
-        (name, partial(section, picture=_relative(plots.get(name), results.parent)))
+        (name, partial(section, picture=_relative(plots.get(name), results.parent),
+                       shorter=_shorter_twin(name, figures)))
         for name in ORDER
-    ]
+    ]  # fmt: skip
     for name, render in renderers:
         path = figures / f"{name}.json"
         if not path.is_file():
@@ -519,6 +531,13 @@ def rebuild_results(results: Path = RESULTS, figures: Path = FIGURES) -> list[st
         written.append(name)
     results.write_text(text)
     return written
+
+
+def _shorter_twin(name: str, figures: Path) -> dict[str, Any] | None:
+    """The figures of ``name``'s shorter-budget twin, where it has one and its file exists."""
+    pair = LONGER_BUDGETS.get(name)
+    path = None if pair is None else figures / f"{pair.shorter}.json"
+    return json.loads(path.read_text()) if path is not None and path.is_file() else None
 
 
 def _relative(path: Path | None, start: Path) -> str | None:
