@@ -107,6 +107,8 @@ def crossings(document: dict[str, Any]) -> list[dict[str, Any]]:
         if variant == baseline or not base:
             continue
         points = min(len(c) for c in [*by_seed.values(), *base.values()])
+        if points < 2:  # no trained evaluation yet
+            continue
         arm_mean = [mean([c[i][1] for c in by_seed.values()]) for i in range(points)]
         base_mean = [mean([c[i][1] for c in base.values()]) for i in range(points)]
         # The first evaluation (step 0, an untrained policy) says nothing about an order.
@@ -135,7 +137,8 @@ def crossings(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def budget_lines(name: str, longer: dict[str, Any], shorter: dict[str, Any]) -> list[str]:
-    """The markdown of the comparison: gains, gap changes, crossings (empty without a pair)."""
+    """The markdown of experiment ``name``'s comparison with its twin in ``LONGER_BUDGETS``:
+    gains, gap changes, crossings."""
     pair = LONGER_BUDGETS[name]
     headline, baseline = longer["summary"]["headline"], longer["baseline"]
     lines = [

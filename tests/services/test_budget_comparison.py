@@ -75,6 +75,8 @@ def test_a_crossing_is_read_on_the_mean_curves_and_per_seed() -> None:
     assert row["highest"] == pytest.approx(0.7 - 2 / 3)
     assert row["lowest"] == row["last"] == pytest.approx(0.575 - 2 / 3)
     assert row["per_seed_above"] == {0: 0, 1: 1, 2: 0}  # seed 3 has no DR run
+    untrained = [run | {"curve": [[0, 0.0]]} for run in LONGER["runs"]]
+    assert crossings(LONGER | {"runs": untrained}) == []  # only the step-0 evaluation
 
 
 def test_the_section_of_a_longer_budget_reads_it_against_its_twin() -> None:
