@@ -32,9 +32,9 @@ class BudgetPair:
 LONGER_BUDGETS = {
     "maze_jaxued_60m": BudgetPair(
         "maze_jaxued",
-        "the 20M runs used the host loops, the 60M runs the device programs (the same "
-        "algorithms; `maze_jaxued_device` reran the DR arm as device programs on the same seeds "
-        "at 20M)",
+        "the 20M runs used the host loops and the 60M runs the device programs, the same "
+        "algorithms — `maze_jaxued_device` reran the DR arm as device programs on the same "
+        "seeds at 20M",
     ),
     "maze_jaxued_250m": BudgetPair("maze_jaxued_60m", "only the budget"),
 }
