@@ -18,7 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from services.run_figures import LAST, mean, paired_interval, run_figure
+from benchmarks.run_figures import (
+    LAST,
+    figures_by_seed,
+    interval_text,
+    mean,
+    moved_word,
+    paired_interval,
+)
 
 
 @dataclass(frozen=True)
@@ -40,18 +47,13 @@ LONGER_BUDGETS = {
 }
 
 
-def figures_by_seed(document: dict[str, Any]) -> dict[str, dict[int, float]]:
-    """Each variant's run figures (last-three means of the headline), keyed by training seed."""
-    headline = document["summary"]["headline"]
-    figures: dict[str, dict[int, float]] = {}
-    for run in document["runs"]:
-        figures.setdefault(run["variant"], {})[int(run["seed"])] = run_figure(run, headline)
-    return figures
+def _figures(document: dict[str, Any]) -> dict[str, dict[int, float]]:
+    return figures_by_seed(document["runs"], document["summary"]["headline"])
 
 
 def gains(longer: dict[str, Any], shorter: dict[str, Any]) -> list[dict[str, Any]]:
     """Per variant in both files: the longer budget's figure minus the shorter's, by seed."""
-    long_figures, short_figures = figures_by_seed(longer), figures_by_seed(shorter)
+    long_figures, short_figures = _figures(longer), _figures(shorter)
     rows = []
     for variant, at_long in long_figures.items():
         at_short = short_figures.get(variant, {})
@@ -65,7 +67,7 @@ def gap_changes(longer: dict[str, Any], shorter: dict[str, Any]) -> list[dict[st
     """Per non-baseline variant: (arm − baseline) at the longer budget minus the same at the
     shorter, over the seeds where all four runs exist."""
     baseline = longer["baseline"]
-    long_figures, short_figures = figures_by_seed(longer), figures_by_seed(shorter)
+    long_figures, short_figures = _figures(longer), _figures(shorter)
     long_base, short_base = long_figures.get(baseline, {}), short_figures.get(baseline, {})
     rows = []
     for variant, at_long in long_figures.items():
@@ -156,10 +158,9 @@ def budget_lines(name: str, longer: dict[str, Any], shorter: dict[str, Any]) -> 
             if not row["seeds"]:
                 continue
             per_seed = ", ".join(f"{d:+.3g}" for d in row["per_seed"])
-            interval, moved = "— (one seed)", "—"
-            if "diff" in row:
-                interval = f"{row['diff']:+.3g} [{row['low']:+.3g}, {row['high']:+.3g}]"
-                moved = "**moved**" if row["moved"] else "no (interval spans 0)"
+            paired = "diff" in row
+            interval = interval_text(row) if paired else "— (one seed)"
+            moved = moved_word(row if paired else None)
             seeds = ", ".join(str(s) for s in row["seeds"])
             lines.append(
                 f"| {row['variant']} | {reading} | {seeds} | {interval} | {per_seed} | {moved} |"

@@ -45,7 +45,8 @@ from services.run_figures import (
     LAST,
     Ablation,
     edited,
-    excludes_zero,
+    interval_text,
+    moved_word,
     run_figure,
     summarise,
 )
@@ -88,11 +89,7 @@ def section(
         mine = sorted((r for r in runs if r["variant"] == name), key=lambda r: r["seed"])
         per_seed = ", ".join(f"{run_figure(r, headline):.3g}" for r in mine)
         versus = stats.get("vs_baseline")
-        delta = (
-            f"{versus['diff']:+.3g} [{versus['low']:+.3g}, {versus['high']:+.3g}]"
-            if versus
-            else "—"
-        )
+        delta = interval_text(versus) if versus else "—"
         final = stats.get("final_mean")
         final_text = f"{final:.3g}" if final is not None else "—"
         cpu = statistics.mean(r["cost"]["train_cpu_s"] for r in mine) / 60
@@ -174,13 +171,6 @@ def judge_row(run: dict[str, Any]) -> str:
     )
 
 
-def moved_word(interval: dict[str, Any] | None) -> str:
-    """ "moved" only when the interval excludes zero."""
-    if interval is None:
-        return "—"
-    return "**moved**" if excludes_zero(interval) else "no (interval spans 0)"
-
-
 def slot_mix(runs: list[dict[str, Any]]) -> str:
     """Summed new and replay slot-sessions of runs that counted them, and replay's share (the
     reverse curriculum's runs count gradient steps and its ladder's rung instead: "—")."""
@@ -207,8 +197,8 @@ def _ablation_table(summary: dict[str, Any], headline: str) -> list[str]:
     for row in rows:
         per_seed = ", ".join(f"{d:+.3g}" for d in row["per_seed"])
         out.append(
-            f"| {row['part']} | `{row['arm']}` | `{row['reference']}` | {row['diff']:+.3g} "
-            f"[{row['low']:+.3g}, {row['high']:+.3g}] | {per_seed} | {moved_word(row)} |"
+            f"| {row['part']} | `{row['arm']}` | `{row['reference']}` | {interval_text(row)} | "
+            f"{per_seed} | {moved_word(row)} |"
         )
     return [*out, ""]
 

@@ -110,6 +110,26 @@ def _verdict(interval: dict[str, Any]) -> dict[str, Any]:
     return interval | {"moved": excludes_zero(interval)}
 
 
+def moved_word(interval: dict[str, Any] | None) -> str:
+    """A table's verdict in words: "moved" only when the interval excludes zero."""
+    if interval is None:
+        return "—"
+    return "**moved**" if excludes_zero(interval) else "no (interval spans 0)"
+
+
+def interval_text(interval: dict[str, Any]) -> str:
+    """A difference with its interval as the tables print it: ``+0.1 [-0.02, +0.22]``."""
+    return f"{interval['diff']:+.3g} [{interval['low']:+.3g}, {interval['high']:+.3g}]"
+
+
+def figures_by_seed(runs: Sequence[dict[str, Any]], headline: str) -> dict[str, dict[int, float]]:
+    """Each variant's run figures (``run_figure``), keyed by training seed."""
+    figures: dict[str, dict[int, float]] = {}
+    for run in runs:
+        figures.setdefault(run["variant"], {})[int(run["seed"])] = run_figure(run, headline)
+    return figures
+
+
 def summarise(
     runs: list[dict[str, Any]],
     headline: str,
@@ -119,10 +139,9 @@ def summarise(
     """Per variant: n, mean and sample std of the run figures (last-three means) with the
     finals' mean beside; against the baseline: Welch's interval; per ablation: the paired
     interval over the seeds both arms ran."""
-    figures: dict[str, dict[int, float]] = {}
+    figures = figures_by_seed(runs, headline)
     finals: dict[str, list[float]] = {}
     for run in runs:
-        figures.setdefault(run["variant"], {})[int(run["seed"])] = run_figure(run, headline)
         finals.setdefault(run["variant"], []).append(float(run["figures"][headline]))
     summary: dict[str, Any] = {
         "headline": headline,
