@@ -54,8 +54,10 @@ from services.progress import step_progress
 from services.seed_runs import PROGRAM_KIND, batches_seeds, run_seeds
 
 # Every worker trains with the same intra-op thread count, whatever --jobs is: a run's figures
-# then depend only on its config and seed (tests/services/test_experiment.py checks it).
+# then depend only on its config and seed (tests/services/test_experiment.py checks it). On a
+# GPU, workers share the card: none may take JAX's default 75 % of its memory up front.
 THREADS = {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+WORKER_ENV = THREADS | {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
 
 
 # ----------------------------------------------------------------------------- records
@@ -254,7 +256,7 @@ def run_experiment(
     spawn = multiprocessing.get_context("spawn")  # JAX state must not be forked
     # The runs report only when they end, so the bar's speed spans the whole work.
     progress = step_progress(window_s=math.inf)
-    with _thread_settings(), ProcessPoolExecutor(jobs, spawn) as pool, progress:
+    with _worker_settings(), ProcessPoolExecutor(jobs, spawn) as pool, progress:
         bar = progress.add_task(experiment.name, total=runs * steps)
         progress.advance(bar, 0)  # the first sample: the speed counts from here
         futures = {
@@ -291,10 +293,10 @@ def run_experiment(
 
 
 @contextlib.contextmanager
-def _thread_settings() -> Iterator[None]:
-    """``THREADS`` in the environment while the pool spawns its workers (and runs)."""
-    saved = {name: os.environ.get(name) for name in THREADS}
-    os.environ.update(THREADS)
+def _worker_settings() -> Iterator[None]:
+    """``WORKER_ENV`` in the environment while the pool spawns its workers (and runs)."""
+    saved = {name: os.environ.get(name) for name in WORKER_ENV}
+    os.environ.update(WORKER_ENV)
     try:
         yield
     finally:
