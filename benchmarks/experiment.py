@@ -17,15 +17,16 @@ the provenance (commit, numeric stack, threads, processor) — is appended to
 are written by this runner only, and a hand-edited one shows in the tables.
 
 Resume: a run whose (variant, seed, budget, config) is already in the file is skipped, so an
-interrupted table continues where it stopped (``--fresh`` starts over). Runners of one
-experiment may share the file (say, a seed started while others train): each record is added
-under a lock to the file as it is then. Progress and an ETA are printed after every run. The
-summary (per variant: n, mean, sample std of the run figures; against the baseline: the
-difference and its 95 % interval, Welch; per declared ablation: the paired interval over seeds;
-"moved" only where the interval excludes zero — ``benchmarks/run_figures.py``) is rewritten each
-time, and ``docs/results.md``'s section of the experiment is rebuilt from the file
-(``benchmarks/results_tables.py``). Evaluation seeds are the protocol's own; nothing is tuned
-on them.
+interrupted table continues where it stopped (``--fresh`` starts over); a device program cut
+mid-run goes on from its last evaluation's checkpoint in ``--out`` (``services/seed_runs.py``).
+Runners of one experiment may share the file (say, a seed started while others train): each
+record is added under a lock to the file as it is then. Progress and an ETA are printed after
+every run. The summary (per variant: n, mean, sample std of the run figures; against the
+baseline: the difference and its 95 % interval, Welch; per declared ablation: the paired
+interval over seeds; "moved" only where the interval excludes zero —
+``benchmarks/run_figures.py``) is rewritten each time, and ``docs/results.md``'s section of the
+experiment is rebuilt from the file (``benchmarks/results_tables.py``). Evaluation seeds are the
+protocol's own; nothing is tuned on them.
 """
 
 from __future__ import annotations

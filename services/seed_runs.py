@@ -9,12 +9,18 @@ device (``target_program.DeviceTargetTrainer``: the maze, Tetris), and ``ued_dr`
 hand-written ``reverse`` curriculum on the maze's target mazes (``...maze.student.reverse``).
 Each seed still gets its own run folder and :class:`~services.method_records.MethodResult`,
 exactly as a run of ``services/curricula.py``; ``MethodResult.program`` names the seeds it
-trained with. A lone seed is a program of one (no vmap). DiCode's methods stay on the host:
+trained with. A lone seed is a program of one (no vmap). The program saves itself beside the
+run folders after every evaluation (``<method>_program_s<seeds>.ckpt``, removed once its runs
+are written), and the same program started again goes on from there: an interrupted arm loses
+one chunk, not the run (its wall time then counts the last process only; the curve's training
+seconds count all). DiCode's methods stay on the host:
 their sessions wait on the generator, the sandbox and the archive.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -27,6 +33,7 @@ from dicode.domains.maze.student.config import ReverseConfig, UEDConfig
 from dicode.student.curriculum import SlotCounts
 from dicode.student.loop import CurvePoint, log_evaluation
 from dicode.student.run_log import RunLog, TensorBoardLog
+from dicode.student.seed_program import Checkpoint
 from dicode.student.target_program import DeviceTargetTrainer, train_target_seeds
 from services.method_records import (
     REVERSE_METHOD,
@@ -62,6 +69,16 @@ def batches_seeds(method: str, config: MethodConfig) -> bool:
     return domains.get(config.domain).trains_target_on_device()
 
 
+def program_checkpoint(
+    method: str, env_steps: int, seeds: list[int], out: Path, config: MethodConfig
+) -> Checkpoint:
+    """Where the program of ``seeds`` saves itself, named for what makes it that program."""
+    what = {"method": method, "steps": env_steps, "seeds": seeds, "config": config.to_dict()}
+    identity = hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+    name = f"{method}_program_s{'-'.join(map(str, seeds))}.ckpt"
+    return Checkpoint(out / name, identity)
+
+
 def run_seeds(
     method: str,
     env_steps: int,
@@ -85,6 +102,7 @@ def run_seeds(
         run_dir.mkdir(parents=True, exist_ok=True)
     logs = [TensorBoardLog(d / "tensorboard") if tensorboard else None for d in run_dirs]
     every = max(env_steps // config.eval_points, 1)
+    checkpoint = program_checkpoint(method, env_steps, seeds, out, config)
     student = config.student
     # One compiled trainer for every seed (its own seed is never read by the program).
     trainer = world.make_trainer(
@@ -106,7 +124,7 @@ def run_seeds(
         ued = replace(config.ued or UEDConfig(), method=UED_METHODS[method])
         ppo = trainer.ppo  # type: ignore[attr-defined]  # the maze trainer's compiled PPO
         evaluator = trainer.evaluator()  # type: ignore[attr-defined]
-        runs = run_ued_seeds(ppo, evaluator, ued, seeds, env_steps, every, on_point)
+        runs = run_ued_seeds(ppo, evaluator, ued, seeds, env_steps, every, on_point, checkpoint)
         curves = [run.curve for run in runs]
         slots = [run.counts for run in runs]
         trained = [run.levels_trained for run in runs]
@@ -116,14 +134,18 @@ def run_seeds(
         reverse = config.reverse or ReverseConfig()
         ppo = trainer.ppo  # type: ignore[attr-defined]
         evaluator = trainer.evaluator()  # type: ignore[attr-defined]
-        backwards = run_reverse_seeds(ppo, evaluator, reverse, seeds, env_steps, every, on_point)
+        backwards = run_reverse_seeds(
+            ppo, evaluator, reverse, seeds, env_steps, every, on_point, checkpoint
+        )
         curves = [run.curve for run in backwards]
         slots = [run.counts for run in backwards]
         trained = [0] * len(seeds)  # every maze is fresh: as many as the plays
     else:
         assert isinstance(trainer, DeviceTargetTrainer)
         sessions = student.iterations_per_session
-        curves = train_target_seeds(trainer, seeds, env_steps, sessions, every, on_point)
+        curves = train_target_seeds(
+            trainer, seeds, env_steps, sessions, every, on_point, checkpoint
+        )
         played = [-(-curve[-1].iteration // sessions) for curve in curves]
         slots = [SlotCounts(target=n * trainer.ppo.config.num_slots).to_dict() for n in played]
         trained = [0] * len(seeds)
@@ -146,4 +168,5 @@ def run_seeds(
             program=program,
         )  # fmt: skip
         results.append(write_run(run_dirs[i], curves[i], headline, settings, result))
+    checkpoint.path.unlink(missing_ok=True)  # the runs are written: nothing to go on from
     return results

@@ -9,6 +9,11 @@ chunks of any length share one compilation) and hands back each iteration's outp
 fixed-size arrays (``max_count`` rows; rows past ``count`` are zeros). The host touches the
 state only between chunks — to evaluate and record — never per iteration.
 
+A program saves itself after every evaluation but the last (:class:`Checkpoint`: the seeds'
+states, their curves so far, the training clock and the caller's own host-side state), and a
+run of the same program started again goes on from there: a long run (250M steps are hours on
+a GPU) loses at most one chunk to an interruption.
+
 A batch of one seed runs without ``vmap`` (a lone run): its ``lax.cond`` branches stay real
 branches (robust PLR skips the update on the iterations that only measure), where a vmapped
 batch computes both sides and selects per seed. Seed k of a batch and a lone run of seed k
@@ -22,12 +27,18 @@ end), so a program's chunks end exactly where the host loop would have evaluated
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from flax import serialization
 
 from dicode.student.loop import CurvePoint
 
@@ -128,6 +139,63 @@ Describe = Callable[[int, Any, Any], tuple[dict[str, float], dict[str, float]]]
 OnPoint = Callable[[int, list[CurvePoint], Any], object]
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where a program saves itself, and what a saved program must match to go on from it.
+
+    ``identity``: whatever makes two programs the same (method, config, seeds, budget), so a
+    file left by another program is never resumed; ``host`` gives and ``restore`` takes back the
+    caller's host-side state that the device state does not hold (arrays by name)."""
+
+    path: Path
+    identity: str
+    host: Callable[[], dict[str, np.ndarray]] | None = None
+    restore: Callable[[dict[str, np.ndarray]], None] | None = None
+
+
+@dataclass
+class _Progress:
+    """Where a program stands after an evaluation: what a checkpoint holds."""
+
+    index: int  # of the evaluation in ``points``
+    state: Any
+    curves: list[list[CurvePoint]]
+    train_s: float
+    cpu_s: float
+
+
+def _save(checkpoint: Checkpoint, progress: _Progress) -> None:
+    payload = {
+        "identity": checkpoint.identity,
+        "index": progress.index,
+        "state": serialization.to_state_dict(jax.device_get(progress.state)),
+        "curves": json.dumps([[asdict(point) for point in curve] for curve in progress.curves]),
+        "clock": [progress.train_s, progress.cpu_s],
+        "host": checkpoint.host() if checkpoint.host else {},
+    }
+    tmp = checkpoint.path.with_name(checkpoint.path.name + ".tmp")
+    tmp.write_bytes(serialization.msgpack_serialize(payload))
+    os.replace(tmp, checkpoint.path)  # a crash mid-write leaves the previous checkpoint
+
+
+def _load(checkpoint: Checkpoint, template: Any) -> _Progress | None:
+    """The saved progress, or None when there is none or it is another program's."""
+    if not checkpoint.path.exists():
+        return None
+    payload = serialization.msgpack_restore(checkpoint.path.read_bytes())
+    if payload["identity"] != checkpoint.identity:
+        print(f"{checkpoint.path}: another program's checkpoint, starting over", flush=True)
+        return None
+    state = serialization.from_state_dict(template, payload["state"])
+    if checkpoint.restore:
+        checkpoint.restore(dict(payload["host"]))
+    curves = [[CurvePoint(**point) for point in curve] for curve in json.loads(payload["curves"])]
+    train_s, cpu_s = payload["clock"]
+    # On the device as a chunk's outputs are: the program goes on without a new compile.
+    state = jax.device_put(state, jax.devices()[0])
+    return _Progress(int(payload["index"]), state, curves, float(train_s), float(cpu_s))
+
+
 def run_program(
     program: SeedProgram[Any],
     state: Any,
@@ -136,6 +204,7 @@ def run_program(
     evaluate: Callable[[Any], list[dict[str, Any]]],
     describe: Describe,
     on_point: OnPoint | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> tuple[Any, list[list[CurvePoint]]]:
     """Run ``program`` from ``state`` through the evaluation iterations ``points`` (the first is
     where ``state`` stands); returns the final state and each seed's curve.
@@ -143,11 +212,23 @@ def run_program(
     ``evaluate(state)``: the target protocol's figures of every seed; ``describe(seed, rows,
     state)``: the chunk's training figures of one seed from its output rows (leaves ``(count,
     ...)``, None before the first chunk); ``on_point(seed, curve, rows)`` sees each new point.
-    A seed's training seconds are its share of the program's (the seeds train together)."""
+    A seed's training seconds are its share of the program's (the seeds train together).
+    With ``checkpoint``, the program saves itself after every evaluation but the last and goes
+    on from a saved one (its points are not seen again)."""
     seeds = program.seeds
-    curves: list[list[CurvePoint]] = [[] for _ in range(seeds)]
-    train_s = cpu_s = 0.0
-    for index, iteration in enumerate(points):
+    progress = _Progress(-1, state, [[] for _ in range(seeds)], 0.0, 0.0)
+    if checkpoint is not None:
+        progress = _load(checkpoint, state) or progress
+        if progress.index >= 0:
+            print(
+                f"{checkpoint.path}: going on from evaluation {progress.index} (iteration "
+                f"{points[progress.index]})",
+                flush=True,
+            )
+    state, curves = progress.state, progress.curves
+    train_s, cpu_s = progress.train_s, progress.cpu_s
+    for index in range(progress.index + 1, len(points)):
+        iteration = points[index]
         rows = None
         if index:
             count = iteration - points[index - 1]
@@ -168,4 +249,6 @@ def run_program(
             curves[seed].append(point)
             if on_point is not None:
                 on_point(seed, curves[seed], mine)
+        if checkpoint is not None and index < len(points) - 1:
+            _save(checkpoint, _Progress(index, state, curves, train_s, cpu_s))
     return state, curves

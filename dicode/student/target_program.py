@@ -23,6 +23,7 @@ import numpy as np
 from dicode.student.loop import CurvePoint
 from dicode.student.ppo import LOSSES, RunnerState, SlotPPO
 from dicode.student.seed_program import (
+    Checkpoint,
     OnPoint,
     SeedProgram,
     chunk_lengths,
@@ -143,9 +144,11 @@ def train_target_seeds(
     iterations_per_session: int,
     eval_every_steps: int,
     on_point: OnPoint | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> list[list[CurvePoint]]:
     """Target-only training of ``seeds`` as one program, evaluated where ``loop.train`` would
-    evaluate a lone run (sessions of ``iterations_per_session``); each seed's curve."""
+    evaluate a lone run (sessions of ``iterations_per_session``); each seed's curve.
+    ``checkpoint``: the program saves itself there and goes on from it (``run_program``)."""
     ppo, game = trainer.ppo, trainer.target_game()
     batch = ppo.config.batch_size
     points = evaluation_iterations(env_steps, batch, eval_every_steps, iterations_per_session)
@@ -159,5 +162,5 @@ def train_target_seeds(
     def describe(seed: int, rows: Any, state: TargetState) -> tuple[dict, dict]:
         return training_figures(rows), {}
 
-    _, curves = run_program(program, state, points, batch, evaluate, describe, on_point)
+    _, curves = run_program(program, state, points, batch, evaluate, describe, on_point, checkpoint)
     return curves

@@ -5,6 +5,7 @@ loop puts them, and target-only training on the device is the host loop's."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -17,7 +18,12 @@ from dicode.domains.maze.student.ued import ued_program
 from dicode.domains.tetris.student.config import PPOConfig
 from dicode.domains.tetris.student.trainer import TetrisSlotTrainer
 from dicode.student.loop import StudentLoop, train
-from dicode.student.seed_program import evaluation_iterations, seed_slice
+from dicode.student.seed_program import (
+    Checkpoint,
+    evaluation_iterations,
+    run_program,
+    seed_slice,
+)
 from dicode.student.target_program import initial_states, target_program, train_target_seeds
 from tests.maze.conftest import TINY
 
@@ -60,6 +66,72 @@ def test_seed_k_of_a_batch_is_a_lone_run_of_seed_k_and_nothing_recompiles(method
         not np.allclose(x, y)
         for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b), strict=True)
     )
+
+
+class _Cut(Exception):
+    """The process dies after an evaluation (before the next checkpoint)."""
+
+
+def test_a_program_cut_after_an_evaluation_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
+    ppo = MazeSlotTrainer(ONE_LEVEL_PER_ENV, 1).ppo
+    config = UEDConfig(method="robust_plr", capacity=8, min_fill=0.25)
+    points = [0, 2, 4, 7]
+    program, first = ued_program(ppo, config, [3, 1], 3)
+    batch = ppo.config.batch_size
+
+    def evaluate(state: Any) -> list[dict[str, Any]]:  # a figure that follows the parameters
+        leaves = jax.tree_util.tree_leaves(state.runner.train.params)
+        norms = sum(np.square(np.asarray(x, np.float64)).sum(axis=tuple(range(1, x.ndim)))
+                    for x in leaves)  # fmt: skip
+        return [{"norm": float(n)} for n in norms]
+
+    seen: list[list[int]] = [[], []]  # the caller's host-side state: iterations described
+
+    def describe(seed: int, rows: Any, state: Any) -> tuple[dict, dict]:
+        if rows is not None:
+            seen[seed] += [int(np.asarray(state.runner.iteration))]
+        return {}, {"replays": float(np.asarray(state.counts)[1])}
+
+    whole, whole_curves = run_program(program, first, points, batch, evaluate, describe)
+    whole_seen = [list(s) for s in seen]
+
+    seen[:] = [[], []]
+    checkpoint = Checkpoint(
+        tmp_path / "program.ckpt", "robust_plr seeds 3,1",
+        host=lambda: {f"seen_{i}": np.asarray(s, np.int64) for i, s in enumerate(seen)},
+        restore=lambda saved: seen.__setitem__(
+            slice(None), [saved[f"seen_{i}"].tolist() for i in range(2)]
+        ),
+    )  # fmt: skip
+
+    def cut_at_third_point(seed: int, curve: list, rows: Any) -> None:
+        if len(curve) == 3 and seed == 1:
+            raise _Cut
+
+    with pytest.raises(_Cut):
+        run_program(program, first, points, batch, evaluate, describe, cut_at_third_point,
+                    checkpoint)  # fmt: skip
+    seen[:] = [[], []]  # a new process: nothing of the cut run in memory
+    resumed: list[int] = []
+    state, curves = run_program(
+        program, first, points, batch, evaluate, describe,
+        lambda seed, curve, rows: resumed.append(curve[-1].iteration), checkpoint,
+    )  # fmt: skip
+    assert resumed == [4, 4, 7, 7]  # from the third point on: the first two came from the file
+    _close(state, whole)
+    for got, want in zip(curves, whole_curves, strict=True):
+        assert [(p.iteration, p.env_steps, p.curriculum) for p in got] == [
+            (p.iteration, p.env_steps, p.curriculum) for p in want
+        ]
+        np.testing.assert_allclose([p.target["norm"] for p in got],
+                                   [p.target["norm"] for p in want], rtol=1e-5)  # fmt: skip
+    assert seen == whole_seen
+    assert program.trace_count == 1  # the restored state runs in the compiled program
+
+    # Another program's file is not resumed: it starts over.
+    other = replace(checkpoint, identity="accel seeds 3,1", restore=None)
+    _, fresh = run_program(program, first, points, batch, evaluate, describe, None, other)
+    assert [p.iteration for p in fresh[0]] == points
 
 
 def test_a_chunk_longer_than_the_program_allows_is_refused() -> None:

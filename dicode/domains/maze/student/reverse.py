@@ -33,6 +33,7 @@ from dicode.domains.maze.student.ued import as_slots
 from dicode.student.loop import CurvePoint
 from dicode.student.ppo import LOSSES, RunnerState
 from dicode.student.seed_program import (
+    Checkpoint,
     OnPoint,
     SeedProgram,
     chunk_lengths,
@@ -153,9 +154,10 @@ def run_reverse_seeds(
     env_steps: int,
     eval_every_steps: int,
     on_point: OnPoint | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> list[ReverseRun]:
     """Train ``seeds`` on the reverse curriculum as one program (``ued.run_ued_seeds``'s
-    protocol and records); ``counts``: iterations and the last rung."""
+    protocol, records and checkpoints); ``counts``: iterations and the last rung."""
     c = ppo.config
     if c.envs_per_slot != 1 or c.pool_size != 1:
         raise ValueError(
@@ -192,5 +194,5 @@ def run_reverse_seeds(
         if on_point is not None:
             on_point(seed, curve, rows)
 
-    run_program(program, state, points, c.batch_size, evaluate, describe, seen)
+    run_program(program, state, points, c.batch_size, evaluate, describe, seen, checkpoint)
     return runs

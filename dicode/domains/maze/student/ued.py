@@ -36,7 +36,7 @@ count) and what they were like (shortest path, walls: the records' ``trace``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import flax.struct
@@ -60,6 +60,7 @@ from dicode.student.level_sampler import LevelBuffer
 from dicode.student.loop import CurvePoint
 from dicode.student.ppo import LOSSES, RunnerState
 from dicode.student.seed_program import (
+    Checkpoint,
     SeedProgram,
     chunk_lengths,
     evaluation_iterations,
@@ -252,12 +253,15 @@ def run_ued_seeds(
     env_steps: int,
     eval_every_steps: int,
     on_point: Callable[[int, list[CurvePoint], Any, dict[str, int]], object] | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> list[UEDRun]:
     """Train ``seeds`` with ``config``'s curriculum as one program for ``env_steps`` env
     steps each, evaluating the held-out protocol every ``eval_every_steps``; one
     :class:`UEDRun` per seed. ``ppo`` must play one level per env (``JAXUED_LAYOUT``).
     ``on_point(seed, curve, rows, counts)`` sees every new curve point with the rows of the
-    chunk before it (``seed_program.OnPoint``) and the branch counts so far."""
+    chunk before it (``seed_program.OnPoint``) and the branch counts so far. ``checkpoint``:
+    the program saves itself there after each evaluation and goes on from it
+    (``seed_program.run_program``), the distinct trained levels with it."""
     c = ppo.config
     if c.envs_per_slot != 1 or c.pool_size != 1:
         raise ValueError(
@@ -286,5 +290,24 @@ def run_ued_seeds(
             counts = runs[seed].counts | {"levels_trained": runs[seed].levels_trained}
             on_point(seed, curve, rows, counts)
 
-    run_program(program, state, points, c.batch_size, evaluate, describe, seen)
+    if checkpoint is not None:
+        checkpoint = replace(
+            checkpoint,
+            host=lambda: _trained_keys(runs),
+            restore=lambda saved: _restore_trained(runs, saved),
+        )
+    run_program(program, state, points, c.batch_size, evaluate, describe, seen, checkpoint)
     return runs
+
+
+def _trained_keys(runs: list[UEDRun]) -> dict[str, np.ndarray]:
+    """Each run's distinct trained levels as one byte array (a checkpoint's host state)."""
+    joined = (b"".join(sorted(run.trained)) for run in runs)
+    return {str(i): np.frombuffer(keys, np.uint8) for i, keys in enumerate(joined)}
+
+
+def _restore_trained(runs: list[UEDRun], saved: dict[str, np.ndarray]) -> None:
+    width = KEY_WORDS * 4  # uint32 words
+    for i, run in enumerate(runs):
+        flat = np.asarray(saved[str(i)], np.uint8).tobytes()
+        run.trained = {flat[j : j + width] for j in range(0, len(flat), width)}
