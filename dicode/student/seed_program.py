@@ -179,21 +179,32 @@ def _save(checkpoint: Checkpoint, progress: _Progress) -> None:
 
 
 def _load(checkpoint: Checkpoint, template: Any) -> _Progress | None:
-    """The saved progress, or None when there is none or it is another program's."""
+    """The saved progress, or None (said why) when there is none, it is another program's or it
+    cannot be read: a run starts over rather than going on from a state it cannot trust."""
     if not checkpoint.path.exists():
         return None
-    payload = serialization.msgpack_restore(checkpoint.path.read_bytes())
-    if payload["identity"] != checkpoint.identity:
-        print(f"{checkpoint.path}: another program's checkpoint, starting over", flush=True)
+    try:
+        payload = serialization.msgpack_restore(checkpoint.path.read_bytes())
+        if payload["identity"] != checkpoint.identity:
+            raise ValueError("another program's checkpoint")
+        state = serialization.from_state_dict(template, payload["state"])
+        for saved, want in zip(
+            jax.tree_util.tree_leaves(state), jax.tree_util.tree_leaves(template), strict=True
+        ):
+            got, expected = ((np.asarray(x).dtype, np.shape(x)) for x in (saved, want))
+            if got != expected:
+                raise ValueError(f"a saved array is {got}, not {expected}")
+        curves = [[CurvePoint(**p) for p in curve] for curve in json.loads(payload["curves"])]
+        train_s, cpu_s = (float(x) for x in payload["clock"])
+        index, host = int(payload["index"]), dict(payload["host"])
+    except (ValueError, KeyError, TypeError) as error:
+        print(f"{checkpoint.path}: not resumed ({error}); starting over", flush=True)
         return None
-    state = serialization.from_state_dict(template, payload["state"])
     if checkpoint.restore:
-        checkpoint.restore(dict(payload["host"]))
-    curves = [[CurvePoint(**point) for point in curve] for curve in json.loads(payload["curves"])]
-    train_s, cpu_s = payload["clock"]
+        checkpoint.restore(host)
     # On the device as a chunk's outputs are: the program goes on without a new compile.
     state = jax.device_put(state, jax.devices()[0])
-    return _Progress(int(payload["index"]), state, curves, float(train_s), float(cpu_s))
+    return _Progress(index, state, curves, train_s, cpu_s)
 
 
 def run_program(

@@ -128,8 +128,11 @@ def test_a_program_cut_after_an_evaluation_goes_on_from_its_checkpoint(tmp_path:
     assert seen == whole_seen
     assert program.trace_count == 1  # the restored state runs in the compiled program
 
-    # Another program's file is not resumed: it starts over.
+    # Another program's file, or one that cannot be read, is not resumed: the run starts over.
     other = replace(checkpoint, identity="accel seeds 3,1", restore=None)
+    _, fresh = run_program(program, first, points, batch, evaluate, describe, None, other)
+    assert [p.iteration for p in fresh[0]] == points
+    checkpoint.path.write_bytes(b"\x93not a checkpoint")
     _, fresh = run_program(program, first, points, batch, evaluate, describe, None, other)
     assert [p.iteration for p in fresh[0]] == points
 
