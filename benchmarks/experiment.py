@@ -35,7 +35,6 @@ import argparse
 import atexit
 import contextlib
 import fcntl
-import hashlib
 import json
 import math
 import multiprocessing
@@ -48,7 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.experiments_catalog import EXPERIMENTS, Experiment, Variant
-from benchmarks.run_figures import command_line, headline_figures, record_digest, summarise
+from benchmarks.run_figures import (
+    command_line,
+    content_digest,
+    headline_figures,
+    record_digest,
+    summarise,
+)
 from dicode.provenance import FIGURES, LoadMeter, provenance
 from services.curricula import MethodResult, run_method
 from services.progress import step_progress
@@ -74,8 +79,7 @@ def config_key(variant: Variant, seed: int, steps: int) -> str:
     }
     if batches_seeds(variant.method, variant.config):
         identity["program"] = PROGRAM_KIND
-    text = json.dumps(identity, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return content_digest(identity)[:16]
 
 
 def record(

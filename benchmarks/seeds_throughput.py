@@ -67,16 +67,14 @@ def _program(method: str, seeds: int, max_count: int) -> tuple[Any, Any, int]:
     from dicode.domains.maze.student.target_game import MazeTargetGame
     from dicode.domains.maze.student.trainer import compiled_ppo
     from dicode.domains.maze.student.ued import ued_program
-    from dicode.student.seed_program import seed_slice
-    from dicode.student.target_program import initial_states, target_program
+    from dicode.student.target_program import target_seeds_program
 
     arms = EXPERIMENTS["maze_jaxued_250m"].variants
     if method == "dr_target":
         config = arms["dr"].config.student.ppo
         ppo = compiled_ppo(config)
         game = MazeTargetGame(config)
-        first = initial_states(ppo, game, list(range(seeds)))
-        program = target_program(ppo, game, seed_slice(first, 0), max_count, seeds)
+        program, first = target_seeds_program(ppo, game, list(range(seeds)), max_count)
         return program, first, ppo.config.batch_size
     ppo = compiled_ppo(arms["robust_plr"].config.student.ppo)
     loop, state = ued_program(ppo, UEDConfig(method=method), list(range(seeds)), max_count)
@@ -243,9 +241,9 @@ def _write(
     anchor: dict,
     complete: bool,
     not_started: list[str] | None = None,
-) -> None:
+) -> dict[str, float]:
     """The figures file as it stands: written after every case, so a run cut short (a lease's
-    limit) still leaves what it measured."""
+    limit) still leaves what it measured. Returns its ratios."""
     found = ratios(cases, anchor)
     document = {
         "benchmark": "seeds_throughput",
@@ -263,6 +261,7 @@ def _write(
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(document, indent=1) + "\n")
     tmp.replace(args.out)
+    return found
 
 
 def main() -> None:
@@ -314,9 +313,9 @@ def main() -> None:
         print(f"{method:11s} {n:3d} seeds {mode:9s} {shown}", flush=True)
     anchor = _anchor(args, list(dict.fromkeys(method for method, _, _ in plan)))
     print(f"JaxUED anchor: {json.dumps(anchor)[:400]}", flush=True)
-    for name, value in ratios(cases, anchor).items():
+    found = _write(args, cases, anchor, complete=not not_started, not_started=not_started)
+    for name, value in found.items():
         print(f"{name}: {value:.2f}×")
-    _write(args, cases, anchor, complete=not not_started, not_started=not_started)
     print(f"wrote {args.out}")
 
 

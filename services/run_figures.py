@@ -179,11 +179,15 @@ def summarise(
     return summary
 
 
+def content_digest(content: Any) -> str:
+    """SHA-256 of JSON-able ``content`` written canonically (keys sorted; other objects as
+    their ``str``): equal content, equal digest."""
+    return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def record_digest(entry: dict[str, Any]) -> str:
     """SHA-256 of a record's content (its ``digest`` field left out), as the runner wrote it."""
-    content = {k: v for k, v in entry.items() if k != "digest"}
-    text = json.dumps(content, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return content_digest({k: v for k, v in entry.items() if k != "digest"})
 
 
 def edited(entry: dict[str, Any]) -> bool:

@@ -19,8 +19,6 @@ their sessions wait on the generator, the sandbox and the archive.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -43,6 +41,7 @@ from services.method_records import (
     method_result,
     write_run,
 )
+from services.run_figures import content_digest
 
 
 def log_updates(log: RunLog, curve: list[CurvePoint], rows: Any, batch_size: int) -> None:
@@ -74,9 +73,8 @@ def program_checkpoint(
 ) -> Checkpoint:
     """Where the program of ``seeds`` saves itself, named for what makes it that program."""
     what = {"method": method, "steps": env_steps, "seeds": seeds, "config": config.to_dict()}
-    identity = hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
     name = f"{method}_program_s{'-'.join(map(str, seeds))}.ckpt"
-    return Checkpoint(out / name, identity)
+    return Checkpoint(out / name, content_digest(what))
 
 
 def run_seeds(

@@ -27,8 +27,6 @@ end), so a program's chunks end exactly where the host loop would have evaluated
 from __future__ import annotations
 
 import itertools
-import json
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -38,8 +36,8 @@ from typing import Any, Generic, TypeVar
 import jax
 import jax.numpy as jnp
 import numpy as np
-from flax import serialization
 
+from dicode.student.checkpoint import load_checkpoint, save_checkpoint
 from dicode.student.loop import CurvePoint
 
 State = TypeVar("State")
@@ -165,17 +163,17 @@ class _Progress:
 
 
 def _save(checkpoint: Checkpoint, progress: _Progress) -> None:
-    payload = {
-        "identity": checkpoint.identity,
-        "index": progress.index,
-        "state": serialization.to_state_dict(jax.device_get(progress.state)),
-        "curves": json.dumps([[asdict(point) for point in curve] for curve in progress.curves]),
-        "clock": [progress.train_s, progress.cpu_s],
+    saved = {
+        "program": jax.device_get(progress.state),
         "host": checkpoint.host() if checkpoint.host else {},
     }
-    tmp = checkpoint.path.with_name(checkpoint.path.name + ".tmp")
-    tmp.write_bytes(serialization.msgpack_serialize(payload))
-    os.replace(tmp, checkpoint.path)  # a crash mid-write leaves the previous checkpoint
+    extra = {
+        "identity": checkpoint.identity,
+        "index": progress.index,
+        "curves": [[asdict(point) for point in curve] for curve in progress.curves],
+        "clock": [progress.train_s, progress.cpu_s],
+    }
+    save_checkpoint(checkpoint.path, saved, extra)  # atomic: a crash keeps the previous one
 
 
 def _load(checkpoint: Checkpoint, template: Any) -> _Progress | None:
@@ -183,25 +181,27 @@ def _load(checkpoint: Checkpoint, template: Any) -> _Progress | None:
     cannot be read: a run starts over rather than going on from a state it cannot trust."""
     if not checkpoint.path.exists():
         return None
+    # The host arrays' template has the saved names; their lengths come from the file.
+    host_names = checkpoint.host() if checkpoint.host else {}
     try:
-        payload = serialization.msgpack_restore(checkpoint.path.read_bytes())
-        if payload["identity"] != checkpoint.identity:
+        saved, extra = load_checkpoint(checkpoint.path, {"program": template, "host": host_names})
+        if extra["identity"] != checkpoint.identity:
             raise ValueError("another program's checkpoint")
-        state = serialization.from_state_dict(template, payload["state"])
-        for saved, want in zip(
+        state = saved["program"]
+        for got_leaf, want in zip(
             jax.tree_util.tree_leaves(state), jax.tree_util.tree_leaves(template), strict=True
         ):
-            got, expected = ((np.asarray(x).dtype, np.shape(x)) for x in (saved, want))
+            got, expected = ((np.asarray(x).dtype, np.shape(x)) for x in (got_leaf, want))
             if got != expected:
                 raise ValueError(f"a saved array is {got}, not {expected}")
-        curves = [[CurvePoint(**p) for p in curve] for curve in json.loads(payload["curves"])]
-        train_s, cpu_s = (float(x) for x in payload["clock"])
-        index, host = int(payload["index"]), dict(payload["host"])
+        curves = [[CurvePoint(**p) for p in curve] for curve in extra["curves"]]
+        train_s, cpu_s = (float(x) for x in extra["clock"])
+        index = int(extra["index"])
     except (ValueError, KeyError, TypeError) as error:
         print(f"{checkpoint.path}: not resumed ({error}); starting over", flush=True)
         return None
     if checkpoint.restore:
-        checkpoint.restore(host)
+        checkpoint.restore(dict(saved["host"]))
     # On the device as a chunk's outputs are: the program goes on without a new compile.
     state = jax.device_put(state, jax.devices()[0])
     return _Progress(index, state, curves, train_s, cpu_s)

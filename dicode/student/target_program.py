@@ -87,6 +87,15 @@ def target_program(
     return SeedProgram(body, example, max_count, seeds)
 
 
+def target_seeds_program(
+    ppo: SlotPPO, game: TargetGame, seeds: list[int], max_count: int
+) -> tuple[SeedProgram[TargetState], TargetState]:
+    """The chunk program of ``seeds`` (chunks of up to ``max_count`` iterations) and their
+    first states."""
+    state = initial_states(ppo, game, seeds)
+    return target_program(ppo, game, seed_slice(state, 0), max_count, len(seeds)), state
+
+
 def chunk_tally(rows: dict[str, Any]) -> EpisodeTally:
     """The target tally of one seed's chunk rows, summed on the host in float64."""
     tally = rows["tally"]
@@ -152,9 +161,7 @@ def train_target_seeds(
     ppo, game = trainer.ppo, trainer.target_game()
     batch = ppo.config.batch_size
     points = evaluation_iterations(env_steps, batch, eval_every_steps, iterations_per_session)
-    state = initial_states(ppo, game, seeds)
-    longest = max(chunk_lengths(points), default=1)
-    program = target_program(ppo, game, seed_slice(state, 0), longest, len(seeds))
+    program, state = target_seeds_program(ppo, game, seeds, max(chunk_lengths(points), default=1))
 
     def evaluate(state: TargetState) -> list[dict[str, Any]]:
         return trainer.evaluate_batch(state.runner.train.params)
